@@ -1,0 +1,90 @@
+package testserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+)
+
+// shared is the package's server, set by Main; nil when none could be started.
+var (
+	shared    *Server
+	sharedErr error // why shared is nil
+)
+
+// InCI reports whether we run under CI (CI=true), where a test that needs a
+// server must fail rather than skip.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Main is for a test package's TestMain: it starts one server for the whole
+// package, calls setup (if not nil) with it, runs the tests and stops the
+// server. If no server binary exists, tests run anyway and each test that
+// calls Require skips — except under CI=true, where Main fails at once.
+// Main does not return.
+//
+//	func TestMain(m *testing.M) { testserver.Main(m, testserver.Config{}, nil) }
+func Main(m *testing.M, cfg Config, setup func(*Server) error) {
+	os.Exit(run(m, cfg, setup))
+}
+
+func run(m *testing.M, cfg Config, setup func(*Server) error) int {
+	s, err := Start(cfg)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNoServerBinary) && !InCI():
+		sharedErr = fmt.Errorf("%w; tests that need a server are skipped (install one with: %s)", err, InstallHint)
+		fmt.Fprintln(os.Stderr, "testserver:", sharedErr)
+		return m.Run()
+	default:
+		fmt.Fprintf(os.Stderr, "testserver: cannot start a test server: %v\n", err)
+		if errors.Is(err, ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "testserver: install one with: %s\n", InstallHint)
+		}
+		return 1
+	}
+	// An interrupted `go test` must not leave a server and its data behind.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			_ = s.Stop()
+			os.Exit(130)
+		}
+	}()
+	defer func() {
+		signal.Stop(sigs)
+		close(sigs)
+		if err := s.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testserver:", err)
+		}
+	}()
+	if setup != nil {
+		if err := setup(s); err != nil {
+			fmt.Fprintf(os.Stderr, "testserver: setup failed: %v\n", err)
+			return 1
+		}
+	}
+	shared = s
+	return m.Run()
+}
+
+// Require returns the package's server started by Main. Without one it skips
+// the test, or fails it under CI=true.
+func Require(tb testing.TB) *Server {
+	tb.Helper()
+	if shared != nil {
+		return shared
+	}
+	msg := "no test server: TestMain did not call testserver.Main"
+	if sharedErr != nil {
+		msg = sharedErr.Error()
+	}
+	if InCI() {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+	return nil
+}

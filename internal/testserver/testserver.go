@@ -1,0 +1,415 @@
+// Package testserver starts a private, throw-away MariaDB or MySQL server: a
+// fresh data directory in a temporary directory, its own Unix socket and a
+// free loopback TCP port, root without a password. goslap's integration tests
+// use one per test package (see Main); the same code backs a user-facing
+// sandbox, so nothing here depends on package testing except main.go.
+package testserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// ErrNoServerBinary reports that neither mariadbd nor mysqld could be found.
+var ErrNoServerBinary = errors.New("no MariaDB or MySQL server binary (mariadbd, mysqld) found")
+
+// InstallHint tells a person how to get a server on Debian/Ubuntu.
+const InstallHint = "apt-get install -y mariadb-server mariadb-client"
+
+// searchDirs are looked at after $PATH: Debian keeps the server in /usr/sbin,
+// which is not on a normal user's PATH, and tarball installs use /usr/local/mysql.
+var searchDirs = []string{"/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/local/mariadb/bin", "/usr/bin"}
+
+// Config says how to start a server. The zero value is usable.
+type Config struct {
+	// Binary is the server executable (mariadbd or mysqld); empty means search
+	// $PATH and the usual directories (FindServer).
+	Binary string
+	// MaxConnections is the server's --max-connections (default 1200, enough
+	// for tests that run hundreds of clients).
+	MaxConnections int
+	// Options are extra server options as "name=value" or "name" (with or
+	// without the leading "--"), passed after goslap's defaults so they win.
+	Options []string
+	// StartTimeout bounds initialisation plus start-up (default 60 s).
+	StartTimeout time.Duration
+	// TempDir is the parent of the server's private directory (default
+	// os.TempDir()). Unix socket paths are limited to ~107 bytes, so keep it short.
+	TempDir string
+	// KeepDir leaves the directory (data and error log) behind on Stop, for
+	// debugging a failed run.
+	KeepDir bool
+}
+
+// Server is a running server. All fields are read-only.
+type Server struct {
+	Binary  string // the server executable
+	MariaDB bool   // MariaDB (true) or MySQL (false)
+	Version string // first line of `<binary> --version`
+	Dir     string // private temporary directory holding everything below
+	DataDir string
+	Socket  string // Unix socket path
+	Port    int    // TCP port on 127.0.0.1
+	LogFile string // the server's error log
+
+	cmd      *exec.Cmd
+	exited   chan struct{} // closed when the server process has exited
+	waitErr  error         // valid after exited is closed
+	keepDir  bool
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// FindServer returns the path of mariadbd or mysqld, looking in $PATH first
+// and then in the directories distributions and tarballs install them to.
+func FindServer() (string, error) {
+	for _, name := range []string{"mariadbd", "mysqld"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	for _, dir := range searchDirs {
+		for _, name := range []string{"mariadbd", "mysqld"} {
+			p := filepath.Join(dir, name)
+			if isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", ErrNoServerBinary
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// Start initialises a data directory and starts a server on it, returning
+// once the server accepts connections as root over its socket.
+func Start(cfg Config) (*Server, error) {
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = 1200
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 60 * time.Second
+	}
+	bin := cfg.Binary
+	if bin == "" {
+		var err error
+		if bin, err = FindServer(); err != nil {
+			return nil, err
+		}
+	}
+	version, err := serverVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(cfg.TempDir, "goslap-server-")
+	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
+	}
+	s := &Server{
+		Binary:  bin,
+		MariaDB: strings.Contains(strings.ToLower(version), "mariadb"),
+		Version: version,
+		Dir:     dir,
+		DataDir: filepath.Join(dir, "data"),
+		Socket:  filepath.Join(dir, "mysqld.sock"),
+		LogFile: filepath.Join(dir, "error.log"),
+		keepDir: cfg.KeepDir,
+	}
+	if len(s.Socket) > 100 {
+		s.removeDir()
+		return nil, fmt.Errorf("testserver: socket path %q is too long for a Unix socket; use a shorter TempDir", s.Socket)
+	}
+	deadline := time.Now().Add(cfg.StartTimeout)
+	if err := s.initDataDir(deadline); err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	// A free port can be taken by someone else between our probe and the
+	// server's bind; try a few ports before giving up.
+	for attempt := 0; ; attempt++ {
+		if s.Port, err = freePort(); err != nil {
+			s.removeDir()
+			return nil, err
+		}
+		err = s.start(cfg, deadline)
+		if err == nil {
+			return s, nil
+		}
+		_ = s.kill()
+		if attempt == 2 || !strings.Contains(s.logTail(), "Address already in use") {
+			break
+		}
+	}
+	err = fmt.Errorf("%w\n%s", err, s.logTail())
+	s.removeDir()
+	return nil, err
+}
+
+func serverVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "--no-defaults", "--version").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("testserver: %s --version: %v: %s", bin, err, bytes.TrimSpace(out))
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// commonOptions keeps start-up fast and the footprint small: tests need
+// real users and InnoDB, but not a big buffer pool, a binary log or
+// performance_schema.
+func (s *Server) commonOptions() []string {
+	opts := []string{
+		"--no-defaults",
+		"--datadir=" + s.DataDir,
+		"--innodb-buffer-pool-size=64M",
+		"--innodb-log-file-size=16M",
+		"--skip-log-bin",
+		"--performance-schema=OFF",
+	}
+	if os.Geteuid() == 0 {
+		// mysqld refuses to run as root unless told to.
+		opts = append(opts, "--user=root")
+	}
+	return opts
+}
+
+func (s *Server) initDataDir(deadline time.Time) error {
+	var cmd *exec.Cmd
+	if s.MariaDB {
+		installDB, err := findInstallDB(s.Binary)
+		if err != nil {
+			return err
+		}
+		args := []string{"--no-defaults", "--datadir=" + s.DataDir,
+			"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
+			"--innodb-log-file-size=16M", "--innodb-buffer-pool-size=64M"}
+		if os.Geteuid() == 0 {
+			args = append(args, "--user=root")
+		}
+		// mariadb-install-db locates the server through --basedir; point it at
+		// the installation the binary belongs to (…/sbin/mariadbd → …).
+		if base := filepath.Dir(filepath.Dir(s.Binary)); base != "/" {
+			args = append(args, "--basedir="+base)
+		}
+		cmd = exec.Command(installDB, args...)
+	} else {
+		args := append(s.commonOptions(), "--initialize-insecure", "--log-error="+s.LogFile)
+		cmd = exec.Command(s.Binary, args...)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("testserver: initialising %s failed: %v\n%s%s", s.DataDir, err, tail(out, 20), s.logTail())
+	}
+	return nil
+}
+
+// findInstallDB finds mariadb-install-db (or the older mysql_install_db):
+// next to the server's installation first, then on $PATH.
+func findInstallDB(serverBin string) (string, error) {
+	base := filepath.Dir(filepath.Dir(serverBin))
+	names := []string{"mariadb-install-db", "mysql_install_db"}
+	for _, name := range names {
+		for _, dir := range []string{filepath.Join(base, "bin"), filepath.Join(base, "scripts"), filepath.Dir(serverBin)} {
+			if p := filepath.Join(dir, name); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("testserver: mariadb-install-db not found (install it with: %s)", InstallHint)
+}
+
+func (s *Server) start(cfg Config, deadline time.Time) error {
+	args := append(s.commonOptions(),
+		"--socket="+s.Socket,
+		"--port="+strconv.Itoa(s.Port),
+		"--bind-address=127.0.0.1",
+		"--pid-file="+filepath.Join(s.Dir, "mysqld.pid"),
+		"--log-error="+s.LogFile,
+		"--max-connections="+strconv.Itoa(cfg.MaxConnections),
+		"--skip-name-resolve",
+	)
+	if !s.MariaDB {
+		args = append(args, "--mysqlx=OFF")
+	}
+	for _, o := range cfg.Options {
+		if !strings.HasPrefix(o, "--") {
+			o = "--" + o
+		}
+		args = append(args, o)
+	}
+	s.cmd = exec.Command(s.Binary, args...)
+	// Own process group: a Ctrl-C aimed at the test binary must not kill the
+	// server before Stop has had a chance to shut it down cleanly.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("testserver: starting %s: %w", s.Binary, err)
+	}
+	s.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		s.waitErr = cmd.Wait()
+		close(exited)
+	}(s.cmd, s.exited)
+	return s.waitReady(deadline)
+}
+
+// waitReady polls a root connection over the socket until it works, the
+// server process dies, or the deadline passes.
+func (s *Server) waitReady(deadline time.Time) error {
+	db, err := s.OpenDB("")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var lastErr error
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("testserver: server exited during start-up: %v", s.waitErr)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		lastErr = db.PingContext(ctx)
+		cancel()
+		if lastErr == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("testserver: server did not accept connections in time: %v", lastErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// RootConfig is a driver configuration for root over the server's socket,
+// with the given default database ("" for none).
+func (s *Server) RootConfig(database string) *mysql.Config {
+	c := mysql.NewConfig()
+	c.User = "root"
+	c.Net = "unix"
+	c.Addr = s.Socket
+	c.DBName = database
+	c.MultiStatements = true
+	c.Timeout = 5 * time.Second
+	return c
+}
+
+// OpenDB opens a database/sql handle as root over the socket.
+func (s *Server) OpenDB(database string) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(s.RootConfig(database))
+	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// Stop shuts the server down (SIGTERM, then SIGKILL after 30 s) and removes
+// its directory unless KeepDir was set. Safe to call more than once and from
+// several goroutines; later calls return the first call's result.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		s.stopErr = s.terminate(30 * time.Second)
+		s.removeDir()
+	})
+	return s.stopErr
+}
+
+func (s *Server) terminate(grace time.Duration) error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return s.kill()
+	}
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(grace):
+		_ = s.kill()
+		return fmt.Errorf("testserver: server did not stop within %v after SIGTERM; killed", grace)
+	}
+}
+
+func (s *Server) kill() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	err := s.cmd.Process.Kill()
+	<-s.exited
+	return err
+}
+
+func (s *Server) removeDir() {
+	if !s.keepDir && s.Dir != "" {
+		_ = os.RemoveAll(s.Dir)
+	}
+}
+
+// logTail is the end of the server's error log, for error messages.
+func (s *Server) logTail() string {
+	b, err := os.ReadFile(s.LogFile)
+	if err != nil {
+		return ""
+	}
+	return string(tail(b, 15))
+}
+
+func tail(b []byte, lines int) []byte {
+	var all [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		all = append(all, append([]byte(nil), sc.Bytes()...))
+	}
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return append(bytes.Join(all, []byte("\n")), '\n')
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("testserver: finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
