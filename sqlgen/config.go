@@ -1,0 +1,159 @@
+package sqlgen
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Source is one user statement option (--create, --query, --pre-query,
+// --post-query) after the caller has resolved a file name to its contents.
+type Source struct {
+	Text string
+	Set  bool // the option was given (an empty Text is still a list)
+}
+
+// Config is exactly what Build needs; package slap maps its Options onto it.
+// Column specs, the engine list and the concurrency list are raw option text
+// so that their parsing (and its errors) lives here, next to the generator.
+type Config struct {
+	AutoGenerate      bool   // -a
+	AddAutoIncrement  bool   // --auto-generate-sql-add-autoincrement
+	GUIDPrimary       bool   // --auto-generate-sql-guid-primary
+	SecondaryIndexes  int    // --auto-generate-sql-secondary-indexes
+	IntCols           string // -y raw "N[:I]" (mysqlslap's default is "1")
+	CharCols          string // -x raw "N[:I]" (mysqlslap's default is "1")
+	LoadType          string // --auto-generate-sql-load-type verbatim
+	UniqueQueryNumber uint64 // --auto-generate-sql-unique-query-number
+	UniqueWriteNumber uint64 // --auto-generate-sql-unique-write-number
+	WriteNumber       uint64 // --auto-generate-sql-write-number
+	ExecuteNumber     uint64 // --auto-generate-sql-execute-number
+	NumberOfQueries   uint64 // --number-of-queries
+
+	Create, Query, PreQuery, PostQuery Source
+	Delimiter                          string // only the first byte is used; must not be empty
+
+	Engines     string // --engine raw list
+	EnginesSet  bool
+	Concurrency string // -c raw list (mysqlslap's default is "1")
+	Iterations  int
+	Commit      int
+	Detach      int
+	Schema      string
+	NoDrop      bool
+}
+
+// Error texts of mysqlslap's checks (spec 2.6), without the program prefix.
+var (
+	ErrAutoWithCreateOrQuery = errors.New("Can't use --auto-generate-sql when create and query strings are specified!")
+	ErrBothPrimaryKeys       = errors.New("Either auto-generate-sql-guid-primary or auto-generate-sql-add-autoincrement can be used!")
+	ErrKeyTestWithoutPK      = errors.New("Can't perform key test without a primary key!")
+	ErrExecuteAndNumber      = errors.New("Either auto-generate-sql-execute-number or number-of-queries can be used!")
+)
+
+// Build derives the Plan of a run from cfg. It performs mysqlslap's own
+// checks (spec 2.6, same order and text) and rejects, with one clear error
+// each, the inputs on which mysqlslap hangs, crashes or silently guesses
+// (spec 8): bad -c, -x, -y, an empty delimiter, iterations 0,
+// unique-write-number 0 with write-number ≥ 2, a --query list whose first
+// statement is empty, and execute-number / number-of-queries with no
+// statements to execute.
+func Build(cfg Config) (*Plan, error) {
+	if err := checkMysqlslapRules(cfg); err != nil {
+		return nil, err
+	}
+	concurrency, err := ParseConcurrency(cfg.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Iterations < 1 {
+		return nil, fmt.Errorf("--iterations must be at least 1, got %d", cfg.Iterations)
+	}
+	if cfg.Delimiter == "" {
+		return nil, errors.New("--delimiter must not be empty")
+	}
+	if cfg.Commit < 0 || cfg.Detach < 0 || cfg.SecondaryIndexes < 0 {
+		return nil, errors.New("--commit, --detach and --auto-generate-sql-secondary-indexes must not be negative")
+	}
+
+	p := &Plan{
+		Schema:          cfg.Schema,
+		Concurrency:     concurrency,
+		Iterations:      cfg.Iterations,
+		Commit:          cfg.Commit,
+		Detach:          cfg.Detach,
+		LoadType:        cfg.LoadType,
+		NeedsKeys:       cfg.AddAutoIncrement || cfg.GUIDPrimary,
+		executeNumber:   cfg.ExecuteNumber,
+		numberOfQueries: cfg.NumberOfQueries,
+	}
+	delimiter := cfg.Delimiter[0]
+
+	if cfg.AutoGenerate {
+		if err := buildAuto(cfg, p); err != nil {
+			return nil, err
+		}
+	} else {
+		if cfg.Create.Set {
+			p.HasCreate = true
+			p.Create = userStatements(Split(cfg.Create.Text, delimiter), true)
+		}
+		if cfg.Query.Set {
+			all := Split(cfg.Query.Text, delimiter)
+			if len(all) == 0 || all[0] == "" {
+				return nil, fmt.Errorf("--query %q has no statement before its first delimiter; mysqlslap would loop forever or run nothing", cfg.Query.Text)
+			}
+			p.queryCount = uint64(len(all))
+			p.Query = userStatements(all, false)
+		}
+	}
+	if len(p.Query) == 0 && (cfg.ExecuteNumber != 0 || cfg.NumberOfQueries != 0) {
+		return nil, errors.New("--auto-generate-sql-execute-number and --number-of-queries need statements to execute: give --query or --auto-generate-sql")
+	}
+	if cfg.PreQuery.Set {
+		p.PreQuery = userStatements(Split(cfg.PreQuery.Text, delimiter), false)
+	}
+	if cfg.PostQuery.Set {
+		p.PostQuery = userStatements(Split(cfg.PostQuery.Text, delimiter), false)
+	}
+	p.OwnsSchema = p.HasCreate && !cfg.NoDrop
+
+	p.BuildLog = append(p.BuildLog, "Parsing engines to use.")
+	p.Engines = []Engine{{}}
+	if cfg.EnginesSet {
+		p.Engines = ParseEngines(cfg.Engines)
+	}
+	return p, nil
+}
+
+// checkMysqlslapRules are the checks mysqlslap makes right after option
+// parsing, in its order; 2–4 only apply with -a, as in mysqlslap.
+func checkMysqlslapRules(cfg Config) error {
+	if !cfg.AutoGenerate {
+		return nil
+	}
+	switch {
+	case cfg.Create.Set || cfg.Query.Set:
+		return ErrAutoWithCreateOrQuery
+	case cfg.AddAutoIncrement && cfg.GUIDPrimary:
+		return ErrBothPrimaryKeys
+	case loadTypeOf(cfg.LoadType) == loadKey && !cfg.AddAutoIncrement && !cfg.GUIDPrimary:
+		return ErrKeyTestWithoutPK
+	case cfg.ExecuteNumber != 0 && cfg.NumberOfQueries != 0:
+		return ErrExecuteAndNumber
+	}
+	return nil
+}
+
+// userStatements turns split text into Statements, stopping at the first
+// empty one because mysqlslap stops executing every list there. For a
+// --create list the first statement receives the engine clause.
+func userStatements(all []string, firstIsCreateTable bool) []Statement {
+	var out []Statement
+	for i, text := range all {
+		if text == "" {
+			break
+		}
+		out = append(out, Statement{Text: text, CreateTable: firstIsCreateTable && i == 0})
+	}
+	return out
+}
