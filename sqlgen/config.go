@@ -58,7 +58,7 @@ var (
 // statement is empty, and execute-number / number-of-queries with no
 // statements to execute.
 func Build(cfg Config) (*Plan, error) {
-	if err := checkMysqlslapRules(cfg); err != nil {
+	if err := Check(cfg); err != nil {
 		return nil, err
 	}
 	concurrency, err := ParseConcurrency(cfg.Concurrency)
@@ -125,8 +125,20 @@ func Build(cfg Config) (*Plan, error) {
 	return p, nil
 }
 
-// checkMysqlslapRules are the checks mysqlslap makes right after option
-// parsing, in its order; 2–4 only apply with -a, as in mysqlslap.
+// Check makes the checks mysqlslap makes right after option parsing, before
+// it reads any statement file (spec 2.6, same order and text; the last three
+// only apply with -a, as in mysqlslap), then validates the concurrency list,
+// which mysqlslap parses next. Build calls it; a caller that resolves
+// statement files first calls it before doing so, to report errors in
+// mysqlslap's order.
+func Check(cfg Config) error {
+	if err := checkMysqlslapRules(cfg); err != nil {
+		return err
+	}
+	_, err := ParseConcurrency(cfg.Concurrency)
+	return err
+}
+
 func checkMysqlslapRules(cfg Config) error {
 	if !cfg.AutoGenerate {
 		return nil

@@ -11,10 +11,6 @@ import (
 // elements as engines with an empty name; a trailing comma (or an empty
 // value) adds a run without any engine. In each element the first ':'
 // separates the name from raw table options.
-//
-// mysqlslap copies elements into a stack buffer without terminating it and
-// can then find a ':' left over from a longer earlier element ("a:x,b,c"
-// gives b the options "c"); goslap reads each element on its own.
 func ParseEngines(value string) []Engine {
 	var engines []Engine
 	rest := value

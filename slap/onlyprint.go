@@ -1,0 +1,243 @@
+package slap
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/goslap/goslap/sqlgen"
+)
+
+// stdioBufferSize is glibc's stdout buffer for a pipe or file (st_blksize).
+// mysqlslap prints statements through that buffer but writes CSV lines with
+// an unbuffered write(2); buffering the same amount reproduces where CSV
+// lines land in piped --only-print output (first, for small outputs).
+const stdioBufferSize = 4096
+
+// OnlyPrint does what mariadb-slap --only-print does (spec 3.9, 4.3, 4.4):
+// it prints every statement that would be sent, as "<text>;\n", in
+// execution order, plus the --verbose lines of a run (including
+// Plan.BuildLog at -vv and "connected!" per client at -vvv), writes a CSV
+// line per engine and concurrency level with zero times when --csv is
+// given, and runs --pre-system / --post-system through /bin/sh -c.
+//
+// Clients are printed one after another (mysqlslap interleaves them at
+// random); with one client the output is byte-identical to mariadb-slap's.
+// Differences by design: stdout is flushed before each system command, so
+// the command's output follows the statements printed before it instead of
+// preceding all buffered output as in a piped mariadb-slap; a system command
+// that cannot be started is an error.
+//
+// Warnings about system commands go to stderr, as does nothing else.
+func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error) {
+	csv, closeCSV, err := openOnlyPrintCSV(stdout, o)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeCSV(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	out := bufio.NewWriterSize(stdout, stdioBufferSize)
+	defer func() {
+		if ferr := out.Flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	pr := &onlyPrinter{out: out, stdout: stdout, stderr: stderr, o: o, p: p}
+
+	if o.Verbose >= 2 {
+		for _, line := range p.BuildLog {
+			pr.line(line)
+		}
+	}
+	for _, engine := range p.Engines {
+		if o.Verbose >= 2 {
+			pr.line("Starting Concurrency Test")
+		}
+		for _, clients := range p.Concurrency {
+			if err := pr.concurrency(engine, clients); err != nil {
+				return err
+			}
+			if csv != nil {
+				line := onlyPrintCSVLine(engine.Name, p.LoadType, clients, p.PerClientLimit(clients))
+				if _, err := io.WriteString(csv, line); err != nil {
+					return fmt.Errorf("writing CSV: %w", err)
+				}
+			}
+		}
+		if p.OwnsSchema {
+			pr.statement("DROP SCHEMA IF EXISTS `" + p.Schema + "`")
+		}
+	}
+	return nil
+}
+
+type onlyPrinter struct {
+	out            *bufio.Writer
+	stdout, stderr io.Writer
+	o              *Options
+	p              *sqlgen.Plan
+}
+
+func (pr *onlyPrinter) line(s string) {
+	pr.out.WriteString(s)
+	pr.out.WriteByte('\n')
+}
+
+func (pr *onlyPrinter) statement(s string) {
+	pr.out.WriteString(s)
+	pr.out.WriteString(";\n")
+}
+
+func (pr *onlyPrinter) statements(list []sqlgen.Statement) {
+	for _, s := range list {
+		pr.statement(s.Text)
+	}
+}
+
+// concurrency prints all iterations of one concurrency level (spec 3.2).
+func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
+	p, o := pr.p, pr.o
+	limit := p.PerClientLimit(clients)
+	for range p.Iterations {
+		if p.OwnsSchema {
+			pr.statement("DROP SCHEMA IF EXISTS `" + p.Schema + "`")
+		}
+		if p.HasCreate {
+			if o.Verbose >= 2 {
+				pr.line("Loading Pre-data")
+			}
+			pr.statement("CREATE SCHEMA `" + p.Schema + "`")
+			pr.statement("use " + p.Schema)
+			for _, s := range p.Create {
+				pr.statement(s.WithEngine(engine))
+			}
+		}
+		if o.Verbose >= 2 {
+			pr.line("Generating primary key list")
+		}
+		if p.Commit > 0 {
+			pr.statement("SET AUTOCOMMIT=0")
+		}
+		if err := pr.system("pre_system", o.PreSystem); err != nil {
+			return err
+		}
+		pr.statements(p.PreQuery)
+		for range clients {
+			pr.client(limit)
+		}
+		pr.statements(p.PostQuery)
+		if err := pr.system("post_system", o.PostSystem); err != nil {
+			return err
+		}
+	}
+	if o.Verbose >= 2 {
+		pr.line("Generating stats")
+	}
+	return nil
+}
+
+// client prints one client's statements: the worker loop of spec 3.5 with
+// the fake key (no key list is read in --only-print) and without --detach.
+func (pr *onlyPrinter) client(limit uint64) {
+	p := pr.p
+	if pr.o.Verbose >= 3 {
+		pr.line("connected!")
+	}
+	if p.Commit > 0 {
+		pr.statement("SET AUTOCOMMIT=0")
+	}
+	var executed uint64
+	sinceCommit := 0
+	for pass := true; pass; pass = limit != 0 && executed < limit && len(p.Query) > 0 {
+		for _, s := range p.Query {
+			if s.NeedsKey {
+				pr.statement(s.WithKey(sqlgen.FakeKey))
+			} else {
+				pr.statement(s.Text)
+			}
+			executed++
+			if p.Commit > 0 {
+				if sinceCommit++; sinceCommit == p.Commit {
+					pr.statement("COMMIT")
+					sinceCommit = 0
+				}
+			}
+			if limit != 0 && executed == limit {
+				break
+			}
+		}
+	}
+	if p.Commit > 0 {
+		pr.statement("COMMIT")
+	}
+}
+
+// system runs a --pre-system / --post-system command as system(3) would,
+// after flushing what was printed so far so that the output stays in
+// execution order. A non-zero status is a warning, as in mysqlslap, with
+// the raw wait status (exit 3 → 768).
+func (pr *onlyPrinter) system(which, command string) error {
+	if command == "" {
+		return nil
+	}
+	if err := pr.out.Flush(); err != nil {
+		return err
+	}
+	status, err := runSystem(command, pr.stdout, pr.stderr)
+	if err != nil {
+		return fmt.Errorf("--%s: %w", strings.ReplaceAll(which, "_", "-"), err)
+	}
+	if status != 0 {
+		fmt.Fprintf(pr.stderr, "Warning: Execution of %s option returned %d.\n", which, status)
+	}
+	return nil
+}
+
+// runSystem runs command with /bin/sh -c and returns its raw wait status.
+func runSystem(command string, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return 0, err
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		return int(ws), nil
+	}
+	return cmd.ProcessState.ExitCode() << 8, nil
+}
+
+// openOnlyPrintCSV returns where CSV lines go: nil without --csv, stdout
+// itself (unbuffered, see stdioBufferSize) for --csv, --csv=- or any value
+// starting with '-', else the named file opened for appending (spec 4.2).
+// TODO: use report.go's CSV destination once it exists.
+func openOnlyPrintCSV(stdout io.Writer, o *Options) (io.Writer, func() error, error) {
+	noop := func() error { return nil }
+	if !o.CSVSet {
+		return nil, noop, nil
+	}
+	if o.CSV == "" || strings.HasPrefix(o.CSV, "-") {
+		return stdout, noop, nil
+	}
+	f, err := os.OpenFile(o.CSV, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o660)
+	if err != nil {
+		return nil, noop, Exitf(1, "Could not open csv file: %sn", o.CSV)
+	}
+	return f, f.Close, nil
+}
+
+// onlyPrintCSVLine is the CSV line of spec 4.2 with the zero times of
+// --only-print (nothing is timed).
+// TODO: use report.go's WriteCSV once it exists.
+func onlyPrintCSVLine(engine, loadType string, clients int, limit uint64) string {
+	return fmt.Sprintf("%s,%s,0.000,0.000,0.000,%d,%d\n", engine, loadType, clients, limit)
+}
