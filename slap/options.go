@@ -40,7 +40,10 @@ type Options struct {
 	EngineSet       bool
 	CreateSchema    string // --create-schema (default "mysqlslap")
 	NoDrop          bool   // --no-drop
-	OnlyPrint       bool   // --only-print
+	// AllowDropExistingSchema is goslap's own --allow-drop-existing-schema:
+	// drop --create-schema even when it holds tables goslap did not create.
+	AllowDropExistingSchema bool
+	OnlyPrint               bool // --only-print
 
 	// Output.
 	Silent     bool   // --silent, -s

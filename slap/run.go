@@ -1,0 +1,377 @@
+package slap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/goslap/goslap/sqlgen"
+)
+
+// Output says where a run writes. Stdout and Stderr must be set; CSV and
+// OnResult are optional.
+type Output struct {
+	// Stdout receives the Benchmark blocks, the --verbose lines and the -vvv
+	// statement echo. If it has a Flush method (bufio.Writer), it is flushed
+	// before --pre-system/--post-system run so their output comes after ours.
+	Stdout io.Writer
+	// Stderr receives warnings (the pre/post-system exit status).
+	Stderr io.Writer
+	// CSV is the --csv destination (see OpenCSV); nil without --csv.
+	CSV io.Writer
+	// OnResult, if set, is called with each result right after it has been
+	// written (for goslap's own reporters: JSON, charts).
+	OnResult func(*BenchmarkResult) error
+}
+
+// ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run executes a Plan against the server (spec section 3): for every engine,
+// every concurrency value and every iteration it (re)creates the schema,
+// loads the create list, runs the hooks and the timed load, and writes each
+// concurrency value's Benchmark block (unless silent) and CSV line as soon as
+// its iterations are done. It returns the results in order.
+//
+// Errors are *ExitError values ready for Main: exit status 1 with
+// mysqlslap's wording, naming the statement, the server's error code and
+// message. When ctx is cancelled (Ctrl-C, see RunWithSignals) the clients
+// stop between statements and Run returns an ExitError with status 130.
+// Either way, what this run created is dropped first unless --no-drop.
+//
+// Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
+// those lines before it connects). --only-print is OnlyPrint's job, not Run's.
+func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, error) {
+	if o.Verbose >= 2 {
+		for _, line := range p.BuildLog {
+			io.WriteString(out.Stdout, line+"\n")
+		}
+	}
+	r, err := newRunner(ctx, o, p, out)
+	if err != nil {
+		return nil, err
+	}
+	defer r.main.close()
+	results, err := r.run()
+	if err != nil {
+		r.cleanup()
+		if ctx.Err() != nil {
+			return results, &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+		}
+	}
+	return results, err
+}
+
+type runner struct {
+	ctx     context.Context
+	o       *Options
+	p       *sqlgen.Plan
+	out     Output
+	verbose int
+
+	mainConn *connector
+	main     *dbConn
+	workers  *connector
+	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
+	// since; an aborted run drops it again (if it owns it).
+	createdSchema bool
+}
+
+func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*runner, error) {
+	r := &runner{ctx: ctx, o: o, p: p, out: out, verbose: o.Verbose}
+	mainCfg, err := DriverConfig(o, "")
+	if err != nil {
+		return nil, Exitf(1, "%v", err)
+	}
+	workerCfg, err := DriverConfig(o, p.Schema)
+	if err != nil {
+		return nil, Exitf(1, "%v", err)
+	}
+	// MariaDB runs --init-command on worker connections only (spec 1.1).
+	if r.mainConn, err = newConnector(mainCfg, ""); err != nil {
+		return nil, Exitf(1, "%v", err)
+	}
+	if r.workers, err = newConnector(workerCfg, o.InitCommand); err != nil {
+		return nil, Exitf(1, "%v", err)
+	}
+	if r.main, err = r.mainConn.connect(nil); err != nil {
+		_, msg := ConnectError(err, mainCfg.Net, mainCfg.Addr)
+		return nil, Exitf(1, "Error when connecting to server: %s", msg)
+	}
+	if o.SQLModeSet {
+		// MySQL's behaviour: backticks, main connection only, "prog:<error>".
+		stmt := "SET sql_mode = `" + o.SQLMode + "`"
+		r.echo(stmt)
+		if err := r.main.exec(stmt); err != nil {
+			r.main.close()
+			return nil, &ExitError{Code: 1, Msg: ProgName + ":" + errorText(err)}
+		}
+	}
+	if err := checkSchemaSafety(r.main, o, p); err != nil {
+		r.main.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *runner) run() ([]BenchmarkResult, error) {
+	var results []BenchmarkResult
+	for _, engine := range r.p.Engines {
+		r.verbosef(2, "Starting Concurrency Test")
+		for _, clients := range r.p.Concurrency {
+			res, err := r.runConcurrency(clients, engine)
+			if err != nil {
+				return results, err
+			}
+			r.verbosef(2, "Generating stats")
+			if err := r.report(&res); err != nil {
+				return results, err
+			}
+			results = append(results, res)
+		}
+		if r.p.OwnsSchema {
+			if err := r.dropSchema(); err != nil {
+				return results, err
+			}
+		}
+	}
+	return results, nil
+}
+
+// report writes one result as soon as its concurrency value is done.
+func (r *runner) report(res *BenchmarkResult) error {
+	if !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint {
+		if err := WriteBenchmark(r.out.Stdout, res); err != nil {
+			return Exitf(1, "writing the report: %v", err)
+		}
+	}
+	if r.out.CSV != nil {
+		if err := WriteCSVLine(r.out.CSV, res); err != nil {
+			return Exitf(1, "writing the CSV line: %v", err)
+		}
+	}
+	if r.out.OnResult != nil {
+		if err := r.out.OnResult(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runConcurrency runs all iterations of one concurrency value (spec 3.2).
+func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkResult, error) {
+	limit := r.p.PerClientLimit(clients)
+	res := BenchmarkResult{
+		Engine:           engine.Name,
+		HasEngine:        engine.Named,
+		LoadType:         r.p.LoadType,
+		Concurrency:      clients,
+		QueriesPerClient: limit,
+		IterationMillis:  make([]int64, 0, r.p.Iterations),
+	}
+	for it := 0; it < r.p.Iterations; it++ {
+		if err := r.ctx.Err(); err != nil {
+			return res, err
+		}
+		if r.p.OwnsSchema {
+			if err := r.dropSchema(); err != nil {
+				return res, err
+			}
+		}
+		if r.p.HasCreate {
+			if err := r.createSchema(engine); err != nil {
+				return res, err
+			}
+		}
+		r.verbosef(2, "Generating primary key list")
+		keys, err := r.primaryKeys(engine)
+		if err != nil {
+			return res, err
+		}
+		if r.p.Commit > 0 {
+			if err := r.mainExec("SET AUTOCOMMIT=0"); err != nil {
+				return res, err
+			}
+		}
+		if err := r.system("pre_system", r.o.PreSystem); err != nil {
+			return res, err
+		}
+		if err := r.mainList(r.p.PreQuery); err != nil {
+			return res, err
+		}
+		ms, err := r.load(clients, limit, keys)
+		if err != nil {
+			return res, err
+		}
+		res.IterationMillis = append(res.IterationMillis, ms)
+		if err := r.mainList(r.p.PostQuery); err != nil {
+			return res, err
+		}
+		if err := r.system("post_system", r.o.PostSystem); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *runner) load(clients int, limit uint64, keys []string) (int64, error) {
+	lp := newLoadPhase(r, clients, limit, keys)
+	return lp.run()
+}
+
+// quoteIdent back-quotes a schema name; a back-quote inside is doubled,
+// which leaves every ordinary name exactly as mysqlslap writes it.
+func quoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func (r *runner) dropSchema() error {
+	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
+	r.echo(stmt)
+	if err := r.main.exec(stmt); err != nil {
+		return Exitf(1, "Cannot drop database '%s' ERROR : %s", r.p.Schema, errorText(err))
+	}
+	r.createdSchema = false
+	return nil
+}
+
+func (r *runner) createSchema(engine sqlgen.Engine) error {
+	r.verbosef(2, "Loading Pre-data")
+	stmt := "CREATE SCHEMA " + quoteIdent(r.p.Schema)
+	r.echo(stmt)
+	if err := r.main.exec(stmt); err != nil {
+		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, errorText(err))
+	}
+	r.createdSchema = true
+	// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
+	r.echo(stmt)
+	if err := r.main.exec("USE " + quoteIdent(r.p.Schema)); err != nil {
+		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, errorText(err))
+	}
+	for _, s := range r.p.Create {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.mainExec(s.WithEngine(engine)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// primaryKeys is the key list of spec 2.6: nil without a primary key
+// column, the fake key for blackhole engines, else every id in t1.
+func (r *runner) primaryKeys(engine sqlgen.Engine) ([]string, error) {
+	if !r.p.NeedsKeys {
+		return nil, nil
+	}
+	if engine.UsesFakeKeys() {
+		return []string{sqlgen.FakeKey}, nil
+	}
+	const stmt = "SELECT id from t1"
+	r.echo(stmt)
+	keys, err := r.main.queryStrings(stmt)
+	if err != nil {
+		return nil, Exitf(1, "Cannot select GUID primary keys. (%s)", errorText(err))
+	}
+	return keys, nil
+}
+
+// mainList runs a pre- or post-query list on the main connection.
+func (r *runner) mainList(list []sqlgen.Statement) error {
+	for _, s := range list {
+		if err := r.mainExec(s.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) mainExec(stmt string) error {
+	r.echo(stmt)
+	if err := r.main.exec(stmt); err != nil {
+		return Exitf(1, "Cannot run query %s ERROR : %s", stmt, errorText(err))
+	}
+	return nil
+}
+
+// system runs --pre-system/--post-system through /bin/sh -c like system(3)
+// and warns with the raw wait status when it is not 0 (mysqlslap prints
+// exit status 3 as 768).
+func (r *runner) system(name, command string) error {
+	if command == "" {
+		return nil
+	}
+	if f, ok := r.out.Stdout.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return Exitf(1, "writing to stdout: %v", err)
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdin = os.Stdin
+	cmd.Stdout = r.out.Stdout
+	cmd.Stderr = r.out.Stderr
+	status := -1 // what system(3) returns when no shell could be started
+	if err := cmd.Run(); err == nil {
+		status = 0
+	} else if cmd.ProcessState != nil {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			status = int(ws)
+		}
+	}
+	if status != 0 {
+		fmt.Fprintf(r.out.Stderr, "Warning: Execution of %s option returned %d.\n", name, status)
+	}
+	return nil
+}
+
+// cleanup drops the schema after a failed or interrupted run when this run
+// created it and owns it (never with --no-drop). The main connection may be
+// broken by then, so a failure is retried once on a fresh connection.
+func (r *runner) cleanup() {
+	if !r.createdSchema || !r.p.OwnsSchema {
+		return
+	}
+	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
+	if r.main.exec(stmt) == nil {
+		return
+	}
+	fresh, err := r.mainConn.connect(nil)
+	if err != nil {
+		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, errorText(err))
+		return
+	}
+	defer fresh.close()
+	if err := fresh.exec(stmt); err != nil {
+		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, errorText(err))
+	}
+}
+
+// verbosef prints one --verbose line when the level is at least min.
+func (r *runner) verbosef(min int, line string) {
+	if r.verbose >= min {
+		io.WriteString(r.out.Stdout, line+"\n")
+	}
+}
+
+// echo prints a main-connection statement at -vvv, as mysqlslap does.
+func (r *runner) echo(stmt string) {
+	if r.verbose >= 3 {
+		io.WriteString(r.out.Stdout, stmt+";\n")
+	}
+}
+
+// iterationMillis is mysqlslap's timer arithmetic (spec 3.4): whole seconds
+// times 1000 plus the microsecond difference divided by 1000, each part
+// truncated separately (C integer division toward zero).
+func iterationMillis(start, end time.Time) int64 {
+	sec := end.Unix() - start.Unix()
+	usec := int64(end.Nanosecond()/1000) - int64(start.Nanosecond()/1000)
+	return sec*1000 + usec/1000
+}

@@ -1,0 +1,55 @@
+package slap
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/goslap/goslap/sqlgen"
+)
+
+// interruptDeadline bounds the clean-up after Ctrl-C/SIGTERM: the process
+// exits with 130 within this time even if the server does not answer.
+const interruptDeadline = 4500 * time.Millisecond
+
+// exitNow ends the process; a variable so tests can observe it.
+var exitNow = os.Exit
+
+// RunWithSignals is Run for the command line: the first SIGINT or SIGTERM
+// cancels the run — clients stop between statements, the schema this run
+// created is dropped (unless --no-drop) and the returned ExitError has
+// status 130. If clean-up has not finished after ~4.5 s, or a second signal
+// arrives, the process exits with 130 at once.
+func RunWithSignals(o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go watchSignals(sigs, cancel, finished, out.Stderr)
+	return Run(ctx, o, p, out)
+}
+
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, finished <-chan struct{}, stderr io.Writer) {
+	select {
+	case <-sigs:
+		cancel()
+	case <-finished:
+		return
+	}
+	select {
+	case <-sigs:
+		fmt.Fprintf(stderr, "%s: interrupted again; exiting without clean-up\n", ProgName)
+	case <-time.After(interruptDeadline):
+		fmt.Fprintf(stderr, "%s: interrupted; clean-up did not finish in time, exiting\n", ProgName)
+	case <-finished:
+		return
+	}
+	exitNow(130)
+}
