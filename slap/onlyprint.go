@@ -35,7 +35,7 @@ const stdioBufferSize = 4096
 //
 // Warnings about system commands go to stderr, as does nothing else.
 func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error) {
-	csv, closeCSV, err := openOnlyPrintCSV(stdout, o)
+	csv, closeCSV, err := OpenCSV(o, stdout)
 	if err != nil {
 		return err
 	}
@@ -66,8 +66,10 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 				return err
 			}
 			if csv != nil {
-				line := onlyPrintCSVLine(engine.Name, p.LoadType, clients, p.PerClientLimit(clients))
-				if _, err := io.WriteString(csv, line); err != nil {
+				// Nothing is timed: all times print as 0.000.
+				result := &BenchmarkResult{Engine: engine.Name, HasEngine: engine.Named, LoadType: p.LoadType,
+					Concurrency: clients, QueriesPerClient: p.PerClientLimit(clients)}
+				if err := WriteCSVLine(csv, result); err != nil {
 					return fmt.Errorf("writing CSV: %w", err)
 				}
 			}
@@ -214,30 +216,4 @@ func runSystem(command string, stdout, stderr io.Writer) (int, error) {
 		return int(ws), nil
 	}
 	return cmd.ProcessState.ExitCode() << 8, nil
-}
-
-// openOnlyPrintCSV returns where CSV lines go: nil without --csv, stdout
-// itself (unbuffered, see stdioBufferSize) for --csv, --csv=- or any value
-// starting with '-', else the named file opened for appending (spec 4.2).
-// TODO: use report.go's CSV destination once it exists.
-func openOnlyPrintCSV(stdout io.Writer, o *Options) (io.Writer, func() error, error) {
-	noop := func() error { return nil }
-	if !o.CSVSet {
-		return nil, noop, nil
-	}
-	if o.CSV == "" || strings.HasPrefix(o.CSV, "-") {
-		return stdout, noop, nil
-	}
-	f, err := os.OpenFile(o.CSV, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o660)
-	if err != nil {
-		return nil, noop, Exitf(1, "Could not open csv file: %sn", o.CSV)
-	}
-	return f, f.Close, nil
-}
-
-// onlyPrintCSVLine is the CSV line of spec 4.2 with the zero times of
-// --only-print (nothing is timed).
-// TODO: use report.go's WriteCSV once it exists.
-func onlyPrintCSVLine(engine, loadType string, clients int, limit uint64) string {
-	return fmt.Sprintf("%s,%s,0.000,0.000,0.000,%d,%d\n", engine, loadType, clients, limit)
 }

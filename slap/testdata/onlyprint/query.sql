@@ -1,0 +1,2 @@
+select * from t1;
+select count(*) from t1;
