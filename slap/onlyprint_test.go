@@ -259,3 +259,11 @@ func TestSplitShellWords(t *testing.T) {
 		t.Error("unterminated quote accepted")
 	}
 }
+
+// parseOptionsForTest parses a case's arguments as goslap does, without
+// option files or environment, like mariadb-slap --no-defaults with an empty
+// environment.
+func parseOptionsForTest(args []string) (*Options, error) {
+	env := Env{Getenv: func(string) string { return "" }, UserName: "goslap-test"}
+	return ParseCommandLine(append([]string{"--no-defaults"}, args...), env)
+}
