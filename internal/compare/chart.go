@@ -1,0 +1,279 @@
+package compare
+
+// Charts are drawn with gonum.org/v1/plot: a maintained, pure-Go plotting
+// library (no cgo, no browser, no JavaScript assets to embed) that writes
+// SVG with its fonts embedded — one self-contained file that any browser
+// opens offline — as well as PNG and PDF from the same code, which is how the
+// tests look at a chart as a picture.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart axis and title texts (tests look for them in the output).
+const (
+	ChartTitle     = "Throughput vs concurrency"
+	LatencyTitle   = "p99 latency vs concurrency"
+	XLabel         = "concurrency (clients)"
+	QPSLabel       = "queries per second"
+	LatencyLabel   = "p99 latency (ms)"
+	chartWidth     = 9 * vg.Inch
+	panelHeight    = 4.5 * vg.Inch
+	legendGap      = 0.15 * vg.Inch
+	chartFontSizeL = 11
+)
+
+// Series is one line of a chart: one target × engine, its points in
+// ascending concurrency.
+type Series struct {
+	Name   string // "LABEL engine", or "LABEL" without an engine
+	Target int    // index of the outcome (line colour)
+	Engine int    // index of the engine among all engines (dashes and glyph)
+	Points []Point
+}
+
+// BuildSeries turns outcomes into chart lines: one per target × engine.
+func BuildSeries(outcomes []Outcome) []Series {
+	var engines []string
+	var out []Series
+	for ti, o := range outcomes {
+		byEngine := map[string]*Series{}
+		var order []string
+		for _, p := range o.Points {
+			s := byEngine[p.Engine]
+			if s == nil {
+				ei := slices.Index(engines, p.Engine)
+				if ei < 0 {
+					engines = append(engines, p.Engine)
+					ei = len(engines) - 1
+				}
+				name := o.Target.Label
+				if p.Engine != "" {
+					name += " " + p.Engine
+				}
+				s = &Series{Name: name, Target: ti, Engine: ei}
+				byEngine[p.Engine] = s
+				order = append(order, p.Engine)
+			}
+			s.Points = append(s.Points, p)
+		}
+		for _, e := range order {
+			s := byEngine[e]
+			slices.SortStableFunc(s.Points, func(a, b Point) int { return a.Concurrency - b.Concurrency })
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// HasLatency reports whether any point has a p99 latency.
+func HasLatency(series []Series) bool {
+	for _, s := range series {
+		for _, p := range s.Points {
+			if p.P99Millis > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ChartFormats are the file name extensions WriteChartFile understands.
+var ChartFormats = []string{"svg", "png", "pdf"}
+
+// WriteChartFile writes the chart of outcomes to path, in the format its
+// extension names (see ChartFormats). The file is written whole or not at all.
+func WriteChartFile(path string, outcomes []Outcome) (err error) {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if !slices.Contains(ChartFormats, format) {
+		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := WriteChart(tmp, format, outcomes); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteChart draws queries per second against concurrency, one line per
+// target × engine (colour = target, dashes and glyph = engine), and below it
+// p99 latency against concurrency when any point has one. format is "svg"
+// (fonts embedded), "png" or "pdf".
+func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
+	series := BuildSeries(outcomes)
+	if len(series) == 0 {
+		return errors.New("no results to chart")
+	}
+	qps, err := newPanel(ChartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS })
+	if err != nil {
+		return err
+	}
+	panels := []*plot.Plot{qps}
+	if HasLatency(series) {
+		lat, err := newPanel(LatencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis })
+		if err != nil {
+			return err
+		}
+		panels = append(panels, lat)
+	}
+	legend, err := newLegend(series)
+	if err != nil {
+		return err
+	}
+
+	height := panelHeight * vg.Length(len(panels))
+	var cw vg.CanvasWriterTo
+	switch format {
+	case "svg":
+		cw = vgsvg.NewWith(vgsvg.UseWH(chartWidth, height), vgsvg.EmbedFonts(true))
+	case "png":
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, height), vgimg.UseDPI(110))}
+	case "pdf":
+		cw = vgpdf.New(chartWidth, height)
+	default:
+		return fmt.Errorf("unknown chart format %q (want %s)", format, strings.Join(ChartFormats, ", "))
+	}
+	dc := draw.New(cw)
+	// White background: PNGs are otherwise transparent.
+	dc.SetColor(plotBackground)
+	dc.Fill(dc.Rectangle.Path())
+
+	// The legend gets a column of its own on the right so it never hides a line.
+	lw := legend.Rectangle(dc).Size().X + legendGap
+	plotArea := draw.Crop(dc, 0, -lw, 0, 0)
+	legendArea := draw.Crop(dc, chartWidth-lw, 0, 0, -0.4*vg.Inch)
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch, PadLeft: 0.1 * vg.Inch, PadY: 0.2 * vg.Inch}
+	for i, p := range panels {
+		p.Draw(tiles.At(plotArea, 0, i))
+	}
+	legend.Draw(legendArea)
+	if _, err := cw.WriteTo(w); err != nil {
+		return fmt.Errorf("writing %s: %w", format, err)
+	}
+	return nil
+}
+
+var plotBackground = plot.New().BackgroundColor
+
+// newPanel is one chart panel: y(point) against concurrency for every series.
+func newPanel(title, ylabel string, series []Series, y func(Point) float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = XLabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	var xs []int
+	for _, s := range series {
+		xys := make(plotter.XYs, 0, len(s.Points))
+		for _, pt := range s.Points {
+			v := y(pt)
+			if v <= 0 { // unknown: leave a gap rather than draw a false zero
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(pt.Concurrency), Y: v})
+			if !slices.Contains(xs, pt.Concurrency) {
+				xs = append(xs, pt.Concurrency)
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("series %s: %w", s.Name, err)
+		}
+		styleSeries(s, line, points)
+		p.Add(line, points)
+	}
+	slices.Sort(xs)
+	ticks := make(plot.ConstantTicks, len(xs))
+	for i, x := range xs {
+		ticks[i] = plot.Tick{Value: float64(x), Label: strconv.Itoa(x)}
+	}
+	p.X.Tick.Marker = ticks
+	if len(xs) > 1 && xs[0] > 0 && xs[len(xs)-1]/xs[0] >= 4 {
+		// Concurrency levels usually grow geometrically (16, 64, 256).
+		p.X.Scale = plot.LogScale{}
+	}
+	if len(xs) == 1 {
+		p.X.Min, p.X.Max = float64(xs[0])*0.5, float64(xs[0])*1.5
+	}
+	p.Y.Min = 0
+	p.Y.Tick.Marker = plainTicks{}
+	return p, nil
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// ("7500", not "7500.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
+}
+
+func styleSeries(s Series, line *plotter.Line, points *plotter.Scatter) {
+	c := plotutil.Color(s.Target)
+	line.Color = c
+	line.Width = vg.Points(1.5)
+	line.Dashes = plotutil.Dashes(s.Engine)
+	points.Color = c
+	points.Shape = plotutil.Shape(s.Engine)
+	points.Radius = vg.Points(3)
+}
+
+func newLegend(series []Series) (plot.Legend, error) {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = chartFontSizeL
+	l.ThumbnailWidth = 0.4 * vg.Inch
+	l.Padding = vg.Points(3)
+	for _, s := range series {
+		line, points, err := plotter.NewLinePoints(plotter.XYs{{X: 1, Y: 1}})
+		if err != nil {
+			return l, err
+		}
+		styleSeries(s, line, points)
+		l.Add(s.Name, line, points)
+	}
+	return l, nil
+}

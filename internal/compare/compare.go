@@ -1,0 +1,225 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Endpoint is where one benchmark connects. For a sandbox it is the
+// sandbox's socket and port as root without a password; for a server target
+// it is the command line's connection options with the target's overrides.
+type Endpoint struct {
+	Host        string
+	Port        int
+	Socket      string
+	User        string
+	Password    string
+	PasswordSet bool
+	Sandbox     bool // a sandbox: connect over Socket as root
+}
+
+// Point is one cell of the benchmark matrix for one target: one engine at
+// one concurrency level, over all iterations.
+type Point struct {
+	Engine      string  // "" when no --engine was given
+	Concurrency int     // clients
+	Iterations  int     // how many iterations the averages are over
+	AvgSeconds  float64 // average wall time of an iteration
+	QPS         float64 // queries per second (see package slap for how it is computed)
+	P99Millis   float64 // 99th percentile statement latency; 0 when unknown
+}
+
+// BenchFunc runs the whole benchmark matrix once against ep and returns its
+// points. The label is the target's, for output headings. It should give up
+// when ctx is cancelled; Run also stops a sandbox under it when that happens.
+type BenchFunc func(ctx context.Context, label string, ep Endpoint) ([]Point, error)
+
+// Config is how Run runs targets.
+type Config struct {
+	Bench BenchFunc // required
+	// Start starts sandboxes; nil means StartSandbox.
+	Start SandboxStarter
+	// DefaultBinary is the binary of sandbox targets that name none
+	// (--sandbox=BINARY); "" means mariadbd or mysqld found on $PATH.
+	DefaultBinary string
+	// SandboxOptions are server options for every sandbox target, before the
+	// target's own (--sandbox-option).
+	SandboxOptions []string
+	// Base is the command line's connection options, for server targets.
+	Base Endpoint
+	// TempDir is the parent of sandbox directories ("" for the system default).
+	TempDir string
+	// Progress receives one line per step ("target x: starting sandbox ...");
+	// nil for none.
+	Progress io.Writer
+	// StopGrace bounds how long Run waits for a cancelled benchmark to
+	// return after its sandbox was stopped (default 30 s).
+	StopGrace time.Duration
+}
+
+// Outcome is one target's share of a comparison.
+type Outcome struct {
+	Target      Target
+	Description string // what ran: "sandbox: mariadbd  Ver 10.11.x-MariaDB ..." or "server 127.0.0.1:3306"
+	Points      []Point
+}
+
+// Run runs the benchmark against each target in turn, never two at once.
+// Sandbox binaries are all resolved before anything starts, so a missing
+// binary fails fast. Each sandbox is stopped and its directory removed as
+// soon as its benchmark ends — on success, on error, on panic and when ctx is
+// cancelled (Ctrl-C). The first failing target ends the comparison: Run
+// returns the outcomes of the targets that completed and an error naming the
+// failing target.
+func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
+	if cfg.Bench == nil {
+		return nil, errors.New("compare: no benchmark function")
+	}
+	if len(targets) == 0 {
+		return nil, errors.New("compare: no targets")
+	}
+	if cfg.Start == nil {
+		cfg.Start = StartSandbox
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = 30 * time.Second
+	}
+	seen := map[string]bool{}
+	binaries := make([]string, len(targets))
+	for i, t := range targets {
+		if seen[t.Label] {
+			return nil, fmt.Errorf("compare: two targets are labelled %q", t.Label)
+		}
+		seen[t.Label] = true
+		if t.Kind != Sandbox {
+			continue
+		}
+		bin := t.Binary
+		if bin == "" {
+			bin = cfg.DefaultBinary
+		}
+		p, err := ResolveBinary(bin)
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", t.Label, err)
+		}
+		binaries[i] = p
+	}
+	var outcomes []Outcome
+	for i, t := range targets {
+		if err := ctx.Err(); err != nil {
+			return outcomes, err
+		}
+		o, err := runOne(ctx, t, binaries[i], cfg)
+		if err != nil {
+			return outcomes, fmt.Errorf("target %s: %w", t.Label, err)
+		}
+		outcomes = append(outcomes, o)
+	}
+	return outcomes, nil
+}
+
+func (cfg *Config) progress(format string, args ...any) {
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, format+"\n", args...)
+	}
+}
+
+// runOne runs one target. For a sandbox, the deferred Stop runs on every
+// way out of this function.
+func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome, err error) {
+	o = Outcome{Target: t}
+	var ep Endpoint
+	var stop func() error
+	switch t.Kind {
+	case Sandbox:
+		opts := append(append([]string(nil), cfg.SandboxOptions...), t.ServerOptions...)
+		desc := binary
+		if len(opts) > 0 {
+			desc += " " + strings.Join(opts, " ")
+		}
+		cfg.progress("target %s: starting sandbox %s", t.Label, desc)
+		started := time.Now()
+		sb, err := cfg.Start(ctx, binary, opts, cfg.TempDir)
+		if err != nil {
+			return o, err
+		}
+		defer func() {
+			if serr := sb.Stop(); serr != nil && err == nil {
+				err = fmt.Errorf("stopping sandbox: %w", serr)
+			}
+			cfg.progress("target %s: sandbox stopped and removed", t.Label)
+		}()
+		cfg.progress("target %s: sandbox %s up in %.1fs (socket %s, port %d)", t.Label, sb.Version, time.Since(started).Seconds(), sb.Endpoint.Socket, sb.Endpoint.Port)
+		ep, stop = sb.Endpoint, sb.Stop
+		o.Description = "sandbox: " + sb.Version
+		if len(opts) > 0 {
+			o.Description += " (" + strings.Join(opts, " ") + ")"
+		}
+	case Server:
+		ep = cfg.Base
+		ep.Sandbox = false
+		if t.Host != "" {
+			ep.Host, ep.Socket = t.Host, ""
+		}
+		if t.Port != 0 {
+			ep.Port = t.Port
+		}
+		if t.Socket != "" {
+			ep.Socket = t.Socket
+		}
+		if t.User != "" {
+			ep.User = t.User
+		}
+		if t.PasswordSet {
+			ep.Password, ep.PasswordSet = t.Password, true
+		}
+		o.Description = t.String()
+		cfg.progress("target %s: %s", t.Label, o.Description)
+	default:
+		return o, fmt.Errorf("unknown target kind %v", t.Kind)
+	}
+	o.Points, err = bench(ctx, t.Label, ep, cfg, stop)
+	return o, err
+}
+
+// bench runs cfg.Bench in a goroutine so that a cancelled ctx can stop the
+// sandbox under a benchmark that does not watch ctx itself (its connections
+// then fail and it returns). A panic in the benchmark becomes an error, so
+// the caller's deferred Stop still runs.
+func bench(ctx context.Context, label string, ep Endpoint, cfg Config, stop func() error) ([]Point, error) {
+	type result struct {
+		points []Point
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("benchmark panicked: %v\n%s", p, debug.Stack())}
+			}
+		}()
+		pts, err := cfg.Bench(ctx, label, ep)
+		done <- result{pts, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil && ctx.Err() != nil {
+			r.err = ctx.Err()
+		}
+		return r.points, r.err
+	case <-ctx.Done():
+		if stop != nil {
+			_ = stop()
+		}
+		select {
+		case <-done:
+		case <-time.After(cfg.StopGrace):
+		}
+		return nil, ctx.Err()
+	}
+}
