@@ -34,10 +34,14 @@ func printHelp(w io.Writer, table []*optSpec, env *Env, d defaultsArgs) {
 	fmt.Fprintf(&b, "Usage: %s [OPTIONS]\n\n", ProgName)
 
 	b.WriteString("Default options are read from the following files in the given order:\n")
-	for _, f := range env.defaultFiles() {
-		b.WriteString(f + " ")
+	if d.file != "" {
+		b.WriteString(absPath(d.file) + "\n")
+	} else {
+		for _, f := range env.defaultFiles() {
+			b.WriteString(f + " ")
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	suffix := d.groupSuffix
 	if !d.hasSuffix {
 		suffix = env.getenv("MYSQL_GROUP_SUFFIX")

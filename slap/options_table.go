@@ -215,6 +215,9 @@ func parseProtocol(v string) (string, error) {
 			found = append(found, n)
 		}
 	}
+	if v == "" {
+		return "", &ExitError{Code: 1, Msg: "No option given to protocol\nAlternatives are: 'TCP','SOCKET','PIPE'"}
+	}
 	if len(found) != 1 {
 		return "", &ExitError{Code: 1, Msg: "Unknown option to protocol: " + v + "\nAlternatives are: 'TCP','SOCKET','PIPE'"}
 	}

@@ -443,9 +443,10 @@ func (p *Parser) apply(s Setting, prefixed bool) error {
 		if !s.HasValue {
 			v = ""
 		}
+		// On a bad number my_getopt still stores 0 (observed: -i 7 -i -1 shows 0).
 		n, err := p.parseUnsigned(o.Name, v, bits)
 		if err != nil {
-			return nil // a deferred value error; the variable is unchanged
+			n = 0
 		}
 		if bits == 32 {
 			*o.Uint32 = uint32(n)

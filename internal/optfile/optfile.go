@@ -152,7 +152,8 @@ func (r *Reader) parse(path string, data []byte, depth int, words *[]string) err
 			if end < 0 {
 				return &Error{Msg: fmt.Sprintf("error: Wrong group definition in config file: %s at line %d\n%s", path, line, fatalLine)}
 			}
-			name := strings.TrimSpace(text[1:end])
+			// Not trimmed: mariadb-slap does not read "[ client ]" as [client].
+			name := text[1:end]
 			state = unwantedGroup
 			if r.wanted[name] {
 				state = wantedGroup
