@@ -102,7 +102,9 @@ func TestFormatSeconds(t *testing.T) {
 
 func TestIterationMillis(t *testing.T) {
 	base := time.Date(2024, 1, 1, 0, 0, 10, 0, time.UTC)
-	at := func(sec int, usec int) time.Time { return base.Add(time.Duration(sec)*time.Second + time.Duration(usec)*time.Microsecond) }
+	at := func(sec int, usec int) time.Time {
+		return base.Add(time.Duration(sec)*time.Second + time.Duration(usec)*time.Microsecond)
+	}
 	tests := []struct {
 		name       string
 		start, end time.Time
