@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -54,9 +53,10 @@ type Config struct {
 	Base Endpoint
 	// TempDir is the parent of sandbox directories ("" for the system default).
 	TempDir string
-	// Progress receives one line per step ("target x: starting sandbox ...");
-	// nil for none.
-	Progress io.Writer
+	// Progress, if set, is told each step of a target ("starting sandbox
+	// /usr/sbin/mariadbd innodb_buffer_pool_size=1G", "sandbox stopped and
+	// removed"), for a progress line on stderr.
+	Progress func(label, msg string)
 	// StopGrace bounds how long Run waits for a cancelled benchmark to
 	// return after its sandbox was stopped (default 30 s).
 	StopGrace time.Duration
@@ -105,7 +105,7 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 		}
 		p, err := ResolveBinary(bin)
 		if err != nil {
-			return nil, fmt.Errorf("target %s: %w", t.Label, err)
+			return nil, &TargetError{t.Label, err}
 		}
 		binaries[i] = p
 	}
@@ -116,18 +116,27 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 		}
 		o, err := runOne(ctx, t, binaries[i], cfg)
 		if err != nil {
-			return outcomes, fmt.Errorf("target %s: %w", t.Label, err)
+			return outcomes, &TargetError{t.Label, err}
 		}
 		outcomes = append(outcomes, o)
 	}
 	return outcomes, nil
 }
 
-func (cfg *Config) progress(format string, args ...any) {
+func (cfg *Config) progress(label, format string, args ...any) {
 	if cfg.Progress != nil {
-		fmt.Fprintf(cfg.Progress, format+"\n", args...)
+		cfg.Progress(label, fmt.Sprintf(format, args...))
 	}
 }
+
+// TargetError is the error of one target: its label and what went wrong.
+type TargetError struct {
+	Label string
+	Err   error
+}
+
+func (e *TargetError) Error() string { return "target " + e.Label + ": " + e.Err.Error() }
+func (e *TargetError) Unwrap() error { return e.Err }
 
 // runOne runs one target. For a sandbox, the deferred Stop runs on every
 // way out of this function.
@@ -142,7 +151,7 @@ func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome
 		if len(opts) > 0 {
 			desc += " " + strings.Join(opts, " ")
 		}
-		cfg.progress("target %s: starting sandbox %s", t.Label, desc)
+		cfg.progress(t.Label, "starting sandbox %s", desc)
 		started := time.Now()
 		sb, err := cfg.Start(ctx, binary, opts, cfg.TempDir)
 		if err != nil {
@@ -152,9 +161,9 @@ func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome
 			if serr := sb.Stop(); serr != nil && err == nil {
 				err = fmt.Errorf("stopping sandbox: %w", serr)
 			}
-			cfg.progress("target %s: sandbox stopped and removed", t.Label)
+			cfg.progress(t.Label, "sandbox stopped and removed")
 		}()
-		cfg.progress("target %s: sandbox %s up in %.1fs (socket %s, port %d)", t.Label, sb.Version, time.Since(started).Seconds(), sb.Endpoint.Socket, sb.Endpoint.Port)
+		cfg.progress(t.Label, "sandbox %s up in %.1fs (socket %s, port %d)", sb.Version, time.Since(started).Seconds(), sb.Endpoint.Socket, sb.Endpoint.Port)
 		ep, stop = sb.Endpoint, sb.Stop
 		o.Description = "sandbox: " + sb.Version
 		if len(opts) > 0 {
@@ -179,7 +188,7 @@ func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome
 			ep.Password, ep.PasswordSet = t.Password, true
 		}
 		o.Description = t.String()
-		cfg.progress("target %s: %s", t.Label, o.Description)
+		cfg.progress(t.Label, "%s", o.Description)
 	default:
 		return o, fmt.Errorf("unknown target kind %v", t.Kind)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,12 +167,13 @@ func TestRunSequentialAndClean(t *testing.T) {
 	fs := &fakeSandboxes{}
 	var eps []Endpoint
 	var progress bytes.Buffer
+	logf := func(label, msg string) { fmt.Fprintf(&progress, "%s: %s\n", label, msg) }
 	outs, err := Run(context.Background(), targets, Config{
 		DefaultBinary:  bin,
 		SandboxOptions: []string{"max_connections=50"},
 		Base:           Endpoint{Host: "localhost", Port: 3306, User: "bench", Password: "pw", PasswordSet: true},
 		Start:          fs.start,
-		Progress:       &progress,
+		Progress:       logf,
 		Bench: func(ctx context.Context, label string, ep Endpoint) ([]Point, error) {
 			eps = append(eps, ep)
 			fs.mu.Lock()
@@ -198,7 +200,7 @@ func TestRunSequentialAndClean(t *testing.T) {
 	if want := (Endpoint{Host: "db2", Port: 3307, User: "bench", Password: "pw", PasswordSet: true}); eps[2] != want {
 		t.Errorf("server endpoint %+v, want %+v", eps[2], want)
 	}
-	if !strings.Contains(progress.String(), "target big: sandbox stopped and removed") {
+	if !strings.Contains(progress.String(), "big: sandbox stopped and removed") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }

@@ -1,0 +1,231 @@
+package slap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/sqlgen"
+)
+
+// CheckSandbox reports option combinations that make no sense with the
+// sandbox options (called by Main after ParseCommandLine).
+func (s *SandboxOptions) CheckSandbox(o *Options) error {
+	if len(s.ServerOptions) > 0 && !s.Active() {
+		return Exitf(1, "--sandbox-option needs --sandbox or a --target=LABEL:sandbox")
+	}
+	if o.OnlyPrint && (s.Active() || s.Plot != "") {
+		return Exitf(1, "--only-print runs nothing: it cannot be combined with --sandbox, --target or --plot")
+	}
+	for _, spec := range s.Targets {
+		if _, err := compare.ParseTarget(spec); err != nil {
+			return Exitf(1, "--target: %v", err)
+		}
+	}
+	return nil
+}
+
+// RunTargets is Main's entry point when SandboxOptions.Active(): it runs the
+// Plan against the sandbox (--sandbox alone) or against every --target in
+// turn, prints each run's mysqlslap report, then (with --target) the
+// side-by-side table, and writes the --plot chart.
+//
+// The first SIGINT or SIGTERM cancels the run: the benchmark stops, every
+// sandbox is stopped and its directory removed, and the error is an
+// ExitError with status 130. Further signals are ignored until the clean-up
+// (bounded by the server's shutdown) is done — unlike RunWithSignals, which
+// exits at once on a second signal, because a sandbox must not outlive us.
+func RunTargets(o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output) ([]compare.Outcome, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-finished:
+			return
+		}
+		for {
+			select {
+			case <-sigs:
+				fmt.Fprintf(out.Stderr, "%s: interrupted; still stopping the sandbox, please wait\n", ProgName)
+			case <-finished:
+				return
+			}
+		}
+	}()
+	return RunTargetsContext(ctx, o, s, p, out, "")
+}
+
+// RunTargetsContext is RunTargets without signal handling: cancelling ctx
+// has the effect of Ctrl-C. tempDir is the parent of the sandboxes'
+// directories ("" for the system default; tests pass their own).
+func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output, tempDir string) ([]compare.Outcome, error) {
+	if err := s.CheckSandbox(o); err != nil {
+		return nil, err
+	}
+	comparing := len(s.Targets) > 0
+	var targets []compare.Target
+	if comparing {
+		for _, spec := range s.Targets {
+			t, err := compare.ParseTarget(spec)
+			if err != nil {
+				return nil, Exitf(1, "--target: %v", err)
+			}
+			targets = append(targets, t)
+		}
+	} else {
+		label := "sandbox"
+		if s.Sandbox != "" {
+			label = filepath.Base(s.Sandbox)
+		}
+		targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
+	}
+	cfg := compare.Config{
+		DefaultBinary:  s.Sandbox,
+		SandboxOptions: s.ServerOptions,
+		Base:           endpointOf(o),
+		TempDir:        tempDir,
+		Bench: func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
+			if comparing && !o.Silent {
+				fmt.Fprintf(out.Stdout, "Target: %s\n", label)
+			}
+			results, err := Run(ctx, optionsFor(o, ep), p, out)
+			return ComparePoints(results), err
+		},
+	}
+	if !o.Silent || o.Verbose > 0 {
+		cfg.Progress = func(label, msg string) {
+			if comparing {
+				fmt.Fprintf(out.Stderr, "%s: target %s: %s\n", ProgName, label, msg)
+			} else {
+				fmt.Fprintf(out.Stderr, "%s: %s\n", ProgName, msg)
+			}
+		}
+	}
+	outcomes, err := compare.Run(ctx, targets, cfg)
+	if err != nil {
+		return outcomes, targetExitError(ctx, err, comparing)
+	}
+	if comparing && !(o.CSVSet && o.CSV == "") { // not into CSV on stdout
+		if !o.Silent {
+			fmt.Fprintln(out.Stdout)
+		}
+		if err := compare.WriteTable(out.Stdout, outcomes); err != nil {
+			return outcomes, Exitf(1, "writing the comparison: %v", err)
+		}
+	}
+	if s.Plot != "" {
+		if err := compare.WriteChartFile(s.Plot, outcomes); err != nil {
+			return outcomes, Exitf(1, "--plot: %v", err)
+		}
+	}
+	return outcomes, nil
+}
+
+// targetExitError turns a comparison error into Main's ExitError: the
+// runner's own ExitErrors keep their status and gain the target's label;
+// an interruption is status 130.
+func targetExitError(ctx context.Context, err error, comparing bool) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+	}
+	var te *compare.TargetError
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if !comparing || !errors.As(err, &te) {
+			return ee
+		}
+		msg := ee.Msg
+		if len(msg) > len(ProgName)+2 && msg[:len(ProgName)+2] == ProgName+": " {
+			msg = msg[len(ProgName)+2:]
+		}
+		return &ExitError{Code: ee.Code, Msg: ProgName + ": target " + te.Label + ": " + msg}
+	}
+	if !comparing && errors.As(err, &te) {
+		err = te.Err
+	}
+	return Exitf(1, "%v", err)
+}
+
+// PlotRun writes the --plot chart of a plain run (no sandbox, no targets):
+// one line per engine, labelled with the server's address.
+func PlotRun(path string, o *Options, results []BenchmarkResult) error {
+	network, addr := transport(o)
+	label := addr
+	if network == "unix" {
+		label = "localhost"
+	}
+	outcome := compare.Outcome{Target: compare.Target{Label: label, Kind: compare.Server}, Points: ComparePoints(results)}
+	if err := compare.WriteChartFile(path, []compare.Outcome{outcome}); err != nil {
+		return Exitf(1, "--plot: %v", err)
+	}
+	return nil
+}
+
+// ComparePoints converts runner results into comparison points.
+//
+// Queries per second is an approximation until the runner reports executed
+// statement counts: clients × the configured queries per client (the
+// "Average number of queries per client" figure, mysqlslap's per-client
+// limit), divided by the mean iteration time (exact float mean of the
+// whole-millisecond iteration times). An iteration shorter than 1 ms gives 0
+// (unknown). P99 stays 0 until BenchmarkResult carries latency figures.
+func ComparePoints(results []BenchmarkResult) []compare.Point {
+	pts := make([]compare.Point, 0, len(results))
+	for i := range results {
+		r := &results[i]
+		var sum int64
+		for _, ms := range r.IterationMillis {
+			sum += ms
+		}
+		p := compare.Point{Concurrency: r.Concurrency, Iterations: len(r.IterationMillis)}
+		if r.HasEngine {
+			p.Engine = r.Engine
+		}
+		if n := len(r.IterationMillis); n > 0 {
+			p.AvgSeconds = float64(sum) / float64(n) / 1000
+		}
+		if p.AvgSeconds > 0 {
+			p.QPS = float64(r.Concurrency) * float64(r.QueriesPerClient) / p.AvgSeconds
+		}
+		pts = append(pts, p)
+	}
+	return pts
+}
+
+// endpointOf is the command line's connection, the base of server targets.
+func endpointOf(o *Options) compare.Endpoint {
+	return compare.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
+		User: o.User, Password: o.Password, PasswordSet: o.PasswordSet}
+}
+
+// optionsFor is a copy of o that connects to ep. For a sandbox every
+// connection and TLS option of the command line (and option files) is
+// replaced: the benchmark can only reach the sandbox's socket, as root
+// without a password and without TLS (a sandbox has no certificates).
+func optionsFor(o *Options, ep compare.Endpoint) *Options {
+	c := *o
+	c.Host, c.Port, c.Socket = ep.Host, uint32(ep.Port), ep.Socket
+	c.User, c.Password, c.PasswordSet = ep.User, ep.Password, ep.PasswordSet
+	if !ep.Sandbox {
+		return &c
+	}
+	c.Host, c.Protocol = "", "SOCKET"
+	c.SSL, c.SSLVerifyServerCert, c.SSLMode = false, false, ""
+	c.SSLCA, c.SSLCAPath, c.SSLCert, c.SSLKey, c.SSLCipher = "", "", "", "", ""
+	c.SSLCRL, c.SSLCRLPath, c.TLSVersion, c.TLSCipherSuites = "", "", "", ""
+	c.DefaultAuth, c.PluginDir = "", ""
+	c.GetServerPublicKey, c.ServerPublicKeyPath, c.EnableCleartextPlugin = false, "", false
+	return &c
+}
