@@ -207,21 +207,17 @@ func (r *Reader) directive(text string, depth int, words *[]string) error {
 // optionWord turns "name [= value] [# comment]" into "--name[=value]".
 func optionWord(text string) (string, bool) {
 	text = removeEndComment(text)
-	nameEnd := strings.IndexAny(text, "= \t")
-	if nameEnd < 0 {
-		name := strings.TrimRight(text, " \t\r\n\v\f")
-		return "--" + name, name != ""
-	}
-	name := text[:nameEnd]
-	rest := strings.TrimLeft(text[nameEnd:], " \t\r\n\v\f")
+	// As my_default.c: the name runs up to the first '=' (spaces inside it
+	// are kept: "verbose junk" becomes "--verbose junk").
+	name, rest, hasValue := strings.Cut(text, "=")
+	name = strings.TrimRight(name, " \t\r\n\v\f")
 	if name == "" {
 		return "", false
 	}
-	if rest == "" || rest[0] != '=' {
-		// "name   junk": my_default.c takes only the name.
+	if !hasValue {
 		return "--" + name, true
 	}
-	value := strings.Trim(rest[1:], " \t\r\n\v\f")
+	value := strings.Trim(rest, " \t\r\n\v\f")
 	if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
 		value = value[1 : len(value)-1]
 	}
