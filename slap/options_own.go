@@ -14,9 +14,13 @@ import "github.com/goslap/goslap/internal/getopt"
 //
 // For "--json[=FILE]" use Arg: getopt.OptionalArg with Var: getopt.VarString and
 // a Hook that records that the option was given.
-type OwnOptions struct{}
+type OwnOptions struct {
+	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
+}
 
 // ownOptions returns the option rows for goslap's own options, bound to own.
 func ownOptions(own *OwnOptions) []*getopt.Option {
-	return nil
+	var rows []*getopt.Option
+	rows = append(rows, sandboxOwnOptions(&own.Sandbox)...)
+	return rows
 }
