@@ -1,0 +1,102 @@
+package slap
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// Main is the goslap command: argv (with argv[0]) in, exit status out. The
+// data flows one way: option files and argv → Options → Plan (sqlgen) →
+// OnlyPrint, or the runner → results → reporters.
+func Main(args []string) int {
+	env := DefaultEnv()
+	return run(args[1:], env)
+}
+
+func run(args []string, env Env) int {
+	o, err := ParseCommandLine(args, env)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	sandbox := &o.Own.Sandbox
+	if err := sandbox.CheckSandbox(o); err != nil {
+		return report(env.Stderr, err)
+	}
+	// mysqlslap opens the CSV file before it builds any statement (spec 3.1),
+	// so a bad path fails before anything runs.
+	csv, closeCSV, err := OpenCSV(o, env.Stdout)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	defer closeCSV()
+	plan, err := BuildPlan(o)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+
+	if o.OnlyPrint {
+		if err := OnlyPrint(env.Stdout, env.Stderr, o, plan); err != nil {
+			return report(env.Stderr, err)
+		}
+		return finish(o, env, 0)
+	}
+
+	// Like mysqlslap's stdio, stdout is block-buffered when it is not a
+	// terminal; CSV lines bypass the buffer (mysqlslap writes them with
+	// write(2)), which keeps the byte order scripts have seen.
+	stdout := env.Stdout
+	var buffered *bufio.Writer
+	if !isTerminal(env.Stdout) {
+		buffered = bufio.NewWriterSize(env.Stdout, 4096)
+		stdout = buffered
+	}
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv}
+	if sandbox.Active() {
+		_, err = RunTargets(o, sandbox, plan, out)
+	} else {
+		_, err = RunWithSignals(o, plan, out)
+	}
+	if buffered != nil {
+		if ferr := buffered.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("writing the report: %w", ferr)
+		}
+	}
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	return finish(o, env, 0)
+}
+
+// finish prints what mysqlslap prints at a normal end (-T) and returns code.
+func finish(o *Options, env Env, code int) int {
+	if o.DebugInfo {
+		if err := WriteDebugInfo(env.Stderr); err != nil {
+			return report(env.Stderr, err)
+		}
+	}
+	return code
+}
+
+// report prints err as goslap's one-line (or mysqlslap's multi-line) message
+// and returns the exit status it calls for.
+func report(stderr io.Writer, err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(stderr, ee.Msg)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", ProgName, err)
+	return 1
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
