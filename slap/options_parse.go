@@ -82,6 +82,7 @@ type defaultsArgs struct {
 	hasSuffix     bool
 	printDefaults bool
 	loginPath     string
+	noLoginPaths  bool
 }
 
 // scanDefaultsArgs mirrors my_default.c's get_defaults_options: --no-defaults
@@ -105,7 +106,10 @@ func scanDefaultsArgs(args []string) (defaultsArgs, int) {
 			case !d.hasSuffix && strings.HasPrefix(a, "--defaults-group-suffix="):
 				d.groupSuffix, d.hasSuffix = a[len("--defaults-group-suffix="):], true
 			case d.loginPath == "" && strings.HasPrefix(a, "--login-path="):
+				// MySQL only: read [NAME] (and the usual groups) from ~/.mylogin.cnf.
 				d.loginPath = a[len("--login-path="):]
+			case !d.noLoginPaths && a == "--no-login-paths":
+				d.noLoginPaths = true
 			default:
 				goto done
 			}
@@ -158,17 +162,29 @@ func absPath(p string) string {
 }
 
 // readOptionFiles returns the words of every option file to read, in order.
-func readOptionFiles(d defaultsArgs, env *Env) ([]string, error) {
+func readOptionFiles(d defaultsArgs, env *Env) (words []string, err error) {
 	suffix := d.groupSuffix
 	if !d.hasSuffix {
 		suffix = env.getenv("MYSQL_GROUP_SUFFIX")
 	}
 	r := &optfile.Reader{Groups: optfile.Groups(optionGroups, suffix), Stderr: env.Stderr}
+	if d.loginPath != "" && !d.noLoginPaths {
+		// Unlike MySQL, ~/.mylogin.cnf is read only when --login-path asks for
+		// it, so that a plain command line behaves as mariadb-slap.
+		defer func() {
+			if err != nil {
+				return
+			}
+			lr := &optfile.Reader{Groups: optfile.Groups(append(append([]string(nil), optionGroups...), d.loginPath), suffix), Stderr: env.Stderr}
+			var lw []string
+			lw, err = lr.ReadLoginFile(env.expandHome("~/.mylogin.cnf"))
+			words = append(words, lw...)
+		}()
+	}
 	if d.file != "" {
 		// Observed: with --defaults-file, a --defaults-extra-file is ignored.
 		return r.ReadFile(absPath(d.file), true)
 	}
-	var words []string
 	extraDone := d.extraFile == ""
 	readExtra := func() error {
 		extraDone = true
@@ -227,9 +243,6 @@ func ParseCommandLine(args []string, env Env) (*Options, error) {
 	}
 	d, n := scanDefaultsArgs(args)
 	rest := args[n:]
-	if d.loginPath != "" {
-		return nil, Exitf(1, "option '--login-path' is not supported by goslap: ~/.mylogin.cnf is not read; put the options in ~/.my.cnf or use --defaults-extra-file")
-	}
 
 	var fileWords []string
 	if !d.noDefaults {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/optfile"
 )
 
 // parseForTest runs ParseCommandLine with --no-defaults and a fake env.
@@ -312,5 +313,34 @@ func TestPrefixesSurviveExtraOptions(t *testing.T) {
 				t.Errorf("--%s: %q with MariaDB options only, %q with the full table", prefix, want, got)
 			}
 		}
+	}
+}
+
+func TestLoginPath(t *testing.T) {
+	dir := t.TempDir()
+	key := [20]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+	data := optfile.EncodeLoginFile(key, []string{"[client]\n", "user = lpuser\n", "[mypath]\n", "host = lphost\n", "password = lppw\n", "[other]\n", "host = no\n"})
+	if err := os.WriteFile(filepath.Join(dir, ".mylogin.cnf"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := testEnv(dir, nil)
+	env.HomeDir = dir
+	env.DefaultFiles = []string{}
+	o, err := ParseCommandLine([]string{"--login-path=mypath", "-i", "2"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.User != "lpuser" || o.Host != "lphost" || o.Password != "lppw" || o.Iterations != 2 {
+		t.Errorf("%+v", o)
+	}
+	o, err = ParseCommandLine([]string{"--login-path=mypath", "--no-login-paths"}, env)
+	if err != nil || o.Host != "" {
+		t.Errorf("--no-login-paths: %v %+v", err, o)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".mylogin.cnf"), []byte("garbage that is long enough to have a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseCommandLine([]string{"--login-path=mypath"}, env); err == nil {
+		t.Error("corrupt .mylogin.cnf accepted")
 	}
 }

@@ -51,15 +51,19 @@ func Groups(base []string, suffix string) []string {
 	return out
 }
 
-// ReadFile returns the option words of path. A missing file is an error only
-// when required (--defaults-file, --defaults-extra-file).
-func (r *Reader) ReadFile(path string, required bool) ([]string, error) {
+func (r *Reader) init() {
 	if r.wanted == nil {
 		r.wanted = map[string]bool{}
 		for _, g := range r.Groups {
 			r.wanted[g] = true
 		}
 	}
+}
+
+// ReadFile returns the option words of path. A missing file is an error only
+// when required (--defaults-file, --defaults-extra-file).
+func (r *Reader) ReadFile(path string, required bool) ([]string, error) {
+	r.init()
 	var words []string
 	found, err := r.read(path, 0, &words)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestReadFile(t *testing.T) {
 		{name: "name with trailing words", files: map[string]string{"a.cnf": "[client]\nverbose junk\n"}, want: []string{"--verbose junk"}},
 		{name: "spaced group header is another group", files: map[string]string{"a.cnf": "[ client ]\nx=1\n"}},
 		{name: "include and includedir", files: map[string]string{
-			"a.cnf": "[client]\na=1\n!include /inc.cnf\n!includedir /d\n!include /missing.cnf\nb=2\n",
+			"a.cnf":   "[client]\na=1\n!include /inc.cnf\n!includedir /d\n!include /missing.cnf\nb=2\n",
 			"inc.cnf": "[client]\ninc=1\n", "d/2.cnf": "[client]\nd2=1\n", "d/1.cnf": "[client]\nd1=1\n", "d/x.txt": "[client]\nno=1\n"},
 			want: []string{"--a=1", "--inc=1", "--d1=1", "--d2=1", "--b=2"}},
 		{name: "self include terminates", files: map[string]string{"a.cnf": "[client]\na=1\n!include /a.cnf\n"},
