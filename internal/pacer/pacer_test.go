@@ -1,0 +1,73 @@
+package pacer
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDueSplitsTheScheduleBetweenClients(t *testing.T) {
+	p := Pacer{Rate: 1000, Clients: 4}
+	seen := map[time.Duration]bool{}
+	for c := range 4 {
+		for k := range uint64(25) {
+			d := p.Due(c, k)
+			if seen[d] {
+				t.Fatalf("slot %v scheduled twice", d)
+			}
+			seen[d] = true
+		}
+	}
+	// 100 slots, 1 ms apart, from 0 to 99 ms.
+	for i := range 100 {
+		if !seen[time.Duration(i)*time.Millisecond] {
+			t.Errorf("slot %d ms missing", i)
+		}
+	}
+	if got := p.Due(3, 10); got != 43*time.Millisecond {
+		t.Errorf("Due(3,10) = %v, want 43ms", got)
+	}
+}
+
+func TestDueFractionalRate(t *testing.T) {
+	p := Pacer{Rate: 3, Clients: 1}
+	if got, want := p.Due(0, 1), 333333333*time.Nanosecond; got != want {
+		t.Errorf("Due = %v, want %v", got, want)
+	}
+	if got := p.Due(0, 3); got != time.Second {
+		t.Errorf("Due(0,3) = %v", got)
+	}
+}
+
+func TestPace(t *testing.T) {
+	p := Pacer{Rate: 100, Clients: 1}
+	cases := []struct {
+		elapsed time.Duration
+		hits    uint64
+		want    time.Duration
+	}{
+		{0, 0, 0},
+		{0, 1, 10 * time.Millisecond},
+		{5 * time.Millisecond, 1, 5 * time.Millisecond},
+		{10 * time.Millisecond, 1, 0},
+		{time.Second, 50, 0}, // behind: no wait, catch up
+		{time.Second, 150, 500 * time.Millisecond},
+	}
+	for _, c := range cases {
+		if got := p.Pace(c.elapsed, c.hits); got != c.want {
+			t.Errorf("Pace(%v, %d) = %v, want %v", c.elapsed, c.hits, got, c.want)
+		}
+	}
+}
+
+func TestExpectedAndKept(t *testing.T) {
+	p := Pacer{Rate: 200, Clients: 2}
+	if got := p.Expected(time.Second); got != 201 {
+		t.Errorf("Expected(1s) = %d", got)
+	}
+	if got := p.Expected(-time.Second); got != 0 {
+		t.Errorf("Expected(-1s) = %d", got)
+	}
+	if !p.Kept(191) || p.Kept(189) {
+		t.Errorf("Kept threshold wrong")
+	}
+}

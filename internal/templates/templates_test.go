@@ -1,0 +1,146 @@
+package templates
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestEscaping(t *testing.T) {
+	got := string(AppendEscaped(nil, "O'Brien \"x\" a\\b\n\r\x00\x1a"))
+	want := `O\'Brien \"x\" a\\b\n\r\0\Z`
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestRenderEscapesGeneratedValues(t *testing.T) {
+	// {regex} can produce quotes and backslashes: they must come out escaped.
+	tmpl, err := Parse(`INSERT INTO t VALUES ('{regex:[\'\\\\]{8}}')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tmpl.Render(NewSource(1, 0))
+	inner := strings.TrimSuffix(strings.TrimPrefix(out, "INSERT INTO t VALUES ('"), "')")
+	if !regexp.MustCompile(`^(\\'|\\\\){8}$`).MatchString(inner) {
+		t.Errorf("not escaped: %q", out)
+	}
+}
+
+func TestSeedsAreReproducibleAndPerStream(t *testing.T) {
+	tmpl, err := Parse("INSERT INTO c VALUES ('{firstname}', '{email}', {number:1,1000}, '{uuid}')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tmpl.Render(NewSource(42, 0))
+	b := tmpl.Render(NewSource(42, 0))
+	c := tmpl.Render(NewSource(42, 1))
+	d := tmpl.Render(NewSource(43, 0))
+	if a != b {
+		t.Errorf("same seed and stream differ: %q %q", a, b)
+	}
+	if a == c || a == d {
+		t.Errorf("different stream or seed gave the same text: %q", a)
+	}
+	r := NewSource(7, 3)
+	if tmpl.Render(r) == tmpl.Render(r) {
+		t.Errorf("two executions rendered the same values")
+	}
+	if !regexp.MustCompile(`^INSERT INTO c VALUES \('[^']+', '[^']+@[^']+', \d+, '[0-9a-f-]{36}'\)$`).MatchString(a) {
+		t.Errorf("unexpected rendering %q", a)
+	}
+}
+
+func TestNumberRange(t *testing.T) {
+	tmpl, err := Parse("{number:5,7}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewSource(1, 1)
+	seen := map[string]bool{}
+	for range 200 {
+		seen[tmpl.Render(r)] = true
+	}
+	if len(seen) != 3 || !seen["5"] || !seen["6"] || !seen["7"] {
+		t.Errorf("values %v", seen)
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		static  bool
+		wantErr string
+	}{
+		{in: "select 1", static: true},
+		{in: `select '{"a": 1}'`, static: true}, // JSON stays literal
+		{in: "select '{{firstname}'", static: true},
+		{in: "select {nosuchfunction}", wantErr: "unknown template function {nosuchfunction}"},
+		{in: "select {uuid:3}", wantErr: "takes no parameters"},
+		{in: "select {person}", wantErr: "cannot be reproduced"},
+		{in: "select '{firstname}'"},
+		{in: "select {randomstring:[a,b,c]}"},
+		{in: "select '{date}'"},
+	} {
+		tmpl, err := Parse(c.in)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%q: err %v, want %q", c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if tmpl.Static() != c.static {
+			t.Errorf("%q: Static = %v", c.in, tmpl.Static())
+		}
+	}
+	tmpl, _ := Parse("select '{{firstname}'")
+	if got := tmpl.Render(NewSource(1, 1)); got != "select '{firstname}'" {
+		t.Errorf("escape {{: %q", got)
+	}
+	tmpl, _ = Parse("select '{date}'")
+	if got := tmpl.Render(NewSource(1, 1)); !regexp.MustCompile(`^select '\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'$`).MatchString(got) {
+		t.Errorf("date: %q", got)
+	}
+	tmpl, _ = Parse("select '{randomstring:[a,b,c]}'")
+	if got := tmpl.Render(NewSource(1, 1)); !regexp.MustCompile(`^select '[abc]'$`).MatchString(got) {
+		t.Errorf("list parameter: %q", got)
+	}
+}
+
+func TestHas(t *testing.T) {
+	if !Has("a {b}") || Has(`'{"a":1}'`) || Has("plain") {
+		t.Error("Has")
+	}
+}
+
+// BenchmarkRender is the per-execution cost of the orders example's INSERT.
+func BenchmarkRender(b *testing.B) {
+	tmpl, err := Parse("INSERT INTO orders (customer, email, city, amount, placed_at) VALUES ('{name}', '{email}', '{city}', {price:1,500}, NOW())")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := NewSource(1, 0)
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = tmpl.Append(buf[:0], r)
+	}
+}
+
+// BenchmarkRenderPointRead is a point read by a random id.
+func BenchmarkRenderPointRead(b *testing.B) {
+	tmpl, err := Parse("SELECT * FROM orders WHERE id = {number:1,1000}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := NewSource(1, 0)
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = tmpl.Append(buf[:0], r)
+	}
+}
