@@ -3,6 +3,7 @@ package slap
 import (
 	"database/sql"
 	"flag"
+	"os"
 	"testing"
 
 	"github.com/goslap/goslap/internal/testserver"
@@ -21,7 +22,7 @@ const (
 // TestMain starts one private server for the package's integration tests
 // (they skip without a server binary, and fail under CI=true).
 func TestMain(m *testing.M) {
-	testserver.Main(m, testserver.Config{}, func(s *testserver.Server) error {
+	code := testserver.Run(m, testserver.Config{}, func(s *testserver.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err
@@ -32,6 +33,8 @@ func TestMain(m *testing.M) {
 			"GRANT ALL ON *.* TO '"+testUser+"'@'%'",
 		)
 	})
+	removeBinary()
+	os.Exit(code)
 }
 
 func execAll(db *sql.DB, stmts ...string) error {

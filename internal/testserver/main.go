@@ -27,10 +27,12 @@ func InCI() bool { return os.Getenv("CI") == "true" }
 //
 //	func TestMain(m *testing.M) { testserver.Main(m, testserver.Config{}, nil) }
 func Main(m *testing.M, cfg Config, setup func(*Server) error) {
-	os.Exit(run(m, cfg, setup))
+	os.Exit(Run(m, cfg, setup))
 }
 
-func run(m *testing.M, cfg Config, setup func(*Server) error) int {
+// Run is Main without the os.Exit, for a TestMain with its own clean-up: it
+// returns the exit status for the test binary.
+func Run(m *testing.M, cfg Config, setup func(*Server) error) int {
 	s, err := Start(cfg)
 	switch {
 	case err == nil:

@@ -1,0 +1,118 @@
+package slap
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/testserver"
+)
+
+var (
+	binaryOnce sync.Once
+	binaryDir  string
+	binaryPath string
+	binaryErr  error
+)
+
+// goslapBinary builds the goslap command once per test run: signal
+// handling is only observable in a real process.
+func goslapBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		dir, err := os.MkdirTemp("", "goslap-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryDir = dir
+		binaryPath = filepath.Join(dir, "goslap")
+		out, err := exec.Command(goTool, "build", "-o", binaryPath, "github.com/goslap/goslap").CombinedOutput()
+		if err != nil {
+			binaryErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// removeBinary deletes the binary goslapBinary built (called by TestMain).
+func removeBinary() {
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+}
+
+func TestBinaryInterruptedBySignal(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	bin := goslapBinary(t)
+	tests := []struct {
+		name    string
+		query   string
+		signals int
+		within  time.Duration
+	}{
+		{"SIGINT between statements", "SELECT SLEEP(0.01)", 1, 5 * time.Second},
+		{"SIGTERM inside a long statement", "SELECT SLEEP(60)", 1, 5 * time.Second},
+		{"second SIGINT exits at once", "SELECT SLEEP(60)", 2, 2 * time.Second},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := slapOptions(t, s).CreateSchema
+			cmd := exec.Command(bin, "--no-defaults", "-S", s.Socket, "-uroot", "--create-schema="+schema,
+				"--create=create table t(a int)", "-q", tc.query, "-c", "4",
+				"--auto-generate-sql-execute-number=100000")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the load is running: the schema exists.
+			for deadline := time.Now().Add(10 * time.Second); !schemaExists(t, db, schema); {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("run did not start; stderr: %s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			sig := os.Signal(syscall.SIGINT)
+			if i == 1 {
+				sig = syscall.SIGTERM
+			}
+			start := time.Now()
+			for n := 0; n < tc.signals; n++ {
+				cmd.Process.Signal(sig)
+				time.Sleep(50 * time.Millisecond)
+			}
+			err := cmd.Wait()
+			took := time.Since(start)
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+				t.Errorf("exit: %v, want status 130; stderr: %s", err, stderr.String())
+			}
+			if took > tc.within {
+				t.Errorf("exited %v after the signal, want within %v", took, tc.within)
+			}
+			if tc.signals == 1 && schemaExists(t, db, schema) {
+				t.Errorf("schema %s not dropped after the interrupt", schema)
+			}
+			dropAfter(t, db, schema)
+		})
+	}
+}
