@@ -1,11 +1,19 @@
 package slap
 
-import "github.com/goslap/goslap/internal/getopt"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goslap/goslap/internal/getopt"
+)
 
 // OwnOptions holds goslap's own options (beyond mysqlslap). They are long
 // names only, matched by their full name, listed in their own --help section
 // and must never collide with a MySQL or MariaDB mysqlslap option name
-// (TestOwnOptionsDoNotCollide checks this).
+// (TestPrefixesSurviveExtraOptions and TestOwnOptionNames check this).
 //
 // To add one: add a field here and a row in ownOptions, e.g.
 //
@@ -16,11 +24,192 @@ import "github.com/goslap/goslap/internal/getopt"
 // a Hook that records that the option was given.
 type OwnOptions struct {
 	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
+
+	// Latency (--latency) adds per-query latency, throughput and error
+	// lines under each Benchmark block and columns after the CSV line.
+	Latency bool
+	// JSON (--json[=FILE]) writes one JSON document per run to FILE, or to
+	// stdout (implying --silent) for a bare --json or --json=-.
+	JSON    string
+	JSONSet bool
+	// ShowProgress (--show-progress, on by default; --skip-show-progress)
+	// draws a live line on stderr when stderr is a terminal and output is
+	// not silent.
+	ShowProgress bool
+	// RunTime (--run-time=DURATION) runs each iteration for this long
+	// instead of a query count (a count given explicitly with
+	// --number-of-queries or --auto-generate-sql-execute-number still stops
+	// a client earlier). 0 = off.
+	RunTime time.Duration
+	// WarmupTime (--warmup-time=DURATION) runs the load this long at the
+	// start of every iteration before anything is measured; its queries
+	// are excluded from every figure and from the query count.
+	WarmupTime time.Duration
+	// Rate (--rate=QPS) paces all clients together to this many queries per
+	// second on a fixed schedule from the start of the load (open loop).
+	// 0 = as fast as possible.
+	Rate float64
+	// IgnoreErrors (--ignore-errors=all|CODE,...) keeps clients going past
+	// the listed server error codes (or all errors), counting them; broken
+	// connections reconnect with back-off when their code (2013, 2006,
+	// 1927) is listed or with "all".
+	IgnoreErrors    string
+	IgnoreAllErrors bool
+	IgnoreCodes     map[uint16]bool
+	// ExactCount (--exact-count) spreads --number-of-queries so that the
+	// clients execute exactly that many in total.
+	ExactCount bool
+	// Templates (--templates) renders gofakeit placeholders ({firstname},
+	// {number:1,1000}, ...) in --query, --create, --pre-query and
+	// --post-query statements on every execution.
+	Templates bool
+	// Seed (--seed=N) seeds the template values and the primary-key
+	// choices; without it a random seed is used (and reported in JSON).
+	Seed    uint64
+	SeedSet bool
 }
 
 // ownOptions returns the option rows for goslap's own options, bound to own.
 func ownOptions(own *OwnOptions) []*getopt.Option {
-	var rows []*getopt.Option
-	rows = append(rows, sandboxOwnOptions(&own.Sandbox)...)
-	return rows
+	own.ShowProgress = true
+	rows := []*getopt.Option{
+		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Latency,
+			Help: "Measure every query: print p50/p95/p99/p99.9/max latency, queries per second, " +
+				"executed queries, errors and the iteration time deviation under each Benchmark block, " +
+				"and as extra columns after the seven CSV columns."},
+		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &own.JSON,
+			Help: "Write the run as one JSON document (options, server, per-benchmark figures and " +
+				"latency histograms) to FILE; to stdout (implying --silent) when FILE is omitted or '-'.",
+			Hook: func(getopt.Setting) error { own.JSONSet = true; return nil }},
+		{Name: "show-progress", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ShowProgress,
+			Help: "Show a live progress line on stderr when it is a terminal and output is not silent " +
+				"(on by default; --skip-show-progress turns it off)."},
+		{Name: "run-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Run each iteration for DURATION (30s, 2m, or seconds) instead of a number of queries.",
+			Hook: durationHook("run-time", &own.RunTime, false)},
+		{Name: "warmup-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Run the load for DURATION at the start of every iteration without measuring it.",
+			Hook: durationHook("warmup-time", &own.WarmupTime, true)},
+		{Name: "rate", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Hold QPS queries per second across all clients on a fixed schedule (open loop); " +
+				"latency is also measured from each query's scheduled start.",
+			Hook: func(s getopt.Setting) error {
+				v, err := strconv.ParseFloat(strings.TrimSpace(s.Value), 64)
+				if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+					return Exitf(1, "--rate=%s: expected a number of queries per second greater than 0", s.Value)
+				}
+				own.Rate = v
+				return nil
+			}},
+		{Name: "ignore-errors", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "all|CODE,...: continue past these server error codes (or all errors), count them " +
+				"per code and report them; with all, 2013, 2006 or 1927 a broken connection reconnects.",
+			Hook: func(s getopt.Setting) error { return own.setIgnoreErrors(s.Value) }},
+		{Name: "exact-count", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ExactCount,
+			Help: "Spread --number-of-queries over the clients so that exactly that many run " +
+				"(mysqlslap runs the quotient per client)."},
+		{Name: "templates", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Templates,
+			Help: "Render gofakeit placeholders such as {firstname}, {email}, {number:1,1000}, {uuid} " +
+				"in --query, --create, --pre-query and --post-query, freshly and SQL-escaped for every execution."},
+		{Name: "seed", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Seed for --templates values and primary-key choices, making runs reproducible.",
+			Hook: func(s getopt.Setting) error {
+				v, err := strconv.ParseUint(strings.TrimSpace(s.Value), 10, 64)
+				if err != nil {
+					return Exitf(1, "--seed=%s: expected a whole number", s.Value)
+				}
+				own.Seed, own.SeedSet = v, true
+				return nil
+			}},
+	}
+	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
+}
+
+// durationHook parses Go durations ("30s", "1m30s") and plain seconds
+// ("30", "2.5").
+func durationHook(name string, dst *time.Duration, zeroOK bool) func(getopt.Setting) error {
+	return func(s getopt.Setting) error {
+		d, err := ParseDuration(s.Value)
+		if err != nil || d < 0 || d == 0 && !zeroOK {
+			return Exitf(1, "--%s=%s: expected a duration such as 30s, 2m or a number of seconds%s", name, s.Value,
+				map[bool]string{true: "", false: " greater than 0"}[zeroOK])
+		}
+		*dst = d
+		return nil
+	}
+}
+
+// ParseDuration reads Go duration syntax or a plain number of seconds.
+func ParseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f > float64(math.MaxInt64)/float64(time.Second) {
+			return 0, fmt.Errorf("bad duration %q", v)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	return time.ParseDuration(v)
+}
+
+func (own *OwnOptions) setIgnoreErrors(v string) error {
+	own.IgnoreErrors = v
+	own.IgnoreAllErrors = false
+	own.IgnoreCodes = map[uint16]bool{}
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if strings.EqualFold(f, "all") {
+			own.IgnoreAllErrors = true
+			continue
+		}
+		n, err := strconv.ParseUint(f, 10, 16)
+		if err != nil || n == 0 {
+			return Exitf(1, "--ignore-errors=%s: expected all or a comma-separated list of error codes (1146,1213)", v)
+		}
+		own.IgnoreCodes[uint16(n)] = true
+	}
+	return nil
+}
+
+// Tolerates reports whether --ignore-errors covers code.
+func (own *OwnOptions) Tolerates(code uint16) bool {
+	return own.IgnoreAllErrors || own.IgnoreCodes[code]
+}
+
+// TolerantErrors reports whether --ignore-errors was given.
+func (own *OwnOptions) TolerantErrors() bool {
+	return own.IgnoreAllErrors || len(own.IgnoreCodes) > 0
+}
+
+// CheckOwn rejects combinations of goslap's own options that cannot work.
+// Run calls it before connecting.
+func (o *Options) CheckOwn() error {
+	own := &o.Own
+	if own.ExactCount && o.NumberOfQueries == 0 {
+		return Exitf(1, "--exact-count needs --number-of-queries")
+	}
+	if own.ExactCount && o.ExecuteNumber != 0 {
+		return Exitf(1, "--exact-count cannot be combined with --auto-generate-sql-execute-number (it sets the count per client)")
+	}
+	if own.JSONSet && JSONToStdout(o) && o.CSVSet && (o.CSV == "" || strings.HasPrefix(o.CSV, "-")) {
+		return Exitf(1, "--json and --csv cannot both write to stdout; give one of them a file name")
+	}
+	return nil
+}
+
+// FinishOwn checks goslap's own options (CheckOwn) and applies what they
+// imply: a JSON document on stdout makes the run silent, as --csv does.
+// Run and OnlyPrint call it; calling it twice is harmless.
+func (o *Options) FinishOwn() error {
+	if err := o.CheckOwn(); err != nil {
+		return err
+	}
+	if JSONToStdout(o) {
+		o.Silent = true
+	}
+	return nil
+}
+
+// JSONToStdout reports a bare --json or --json=-.
+func JSONToStdout(o *Options) bool {
+	return o.Own.JSONSet && (o.Own.JSON == "" || o.Own.JSON == "-")
 }

@@ -1,0 +1,147 @@
+package slap
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/getopt"
+)
+
+// ownOptionNames are the names the issue asks for; TestOwnOptionNames keeps
+// them in goslap's section, matched by full name only.
+var ownOptionNames = []string{"latency", "json", "show-progress", "run-time", "warmup-time", "rate",
+	"ignore-errors", "exact-count", "templates", "seed"}
+
+// TestOwnOptionNames: goslap's options are in their own section, full-name
+// only, collide with no mysqlslap name (MySQL or MariaDB, also not as a
+// 3-or-more-character prefix that mysqlslap would resolve), and a mysqlslap
+// prefix of three or more characters never resolves to one of them.
+func TestOwnOptionNames(t *testing.T) {
+	st := &parseState{opts: newOptions(), env: &Env{}, strSet: map[string]bool{}}
+	table := optionTable(st)
+	bySection := map[string]*optSpec{}
+	for _, s := range table {
+		bySection[s.Name] = s
+	}
+	for _, name := range ownOptionNames {
+		s, ok := bySection[name]
+		if !ok {
+			t.Errorf("--%s missing from the option table", name)
+			continue
+		}
+		if s.Section != sectionGoslap || !s.ExactOnly {
+			t.Errorf("--%s: section %d, ExactOnly %v", name, s.Section, s.ExactOnly)
+		}
+	}
+	for _, s := range table {
+		if s.Section != sectionGoslap {
+			continue
+		}
+		for _, m := range table {
+			if m.Section == sectionGoslap {
+				continue
+			}
+			// Neither name may be a prefix of the other: a user typing a
+			// mysqlslap abbreviation must never land on a goslap option, and
+			// a goslap name must not read as an abbreviation of a mysqlslap one.
+			if strings.HasPrefix(getopt.Normalize(m.Name), getopt.Normalize(s.Name)) ||
+				strings.HasPrefix(getopt.Normalize(s.Name), getopt.Normalize(m.Name)) {
+				t.Errorf("goslap --%s and mysqlslap --%s: one is a prefix of the other", s.Name, m.Name)
+			}
+		}
+		for _, m := range mysqlOnlyNames {
+			if strings.HasPrefix(m, getopt.Normalize(s.Name)) {
+				t.Errorf("goslap --%s is a prefix of MySQL's --%s", s.Name, m)
+			}
+		}
+	}
+}
+
+func TestOwnOptionsParse(t *testing.T) {
+	o, err, _ := parseForTest(t, nil, nil, "--latency", "--json=out.json", "--skip-show-progress",
+		"--run-time=1m30s", "--warmup-time=2.5", "--rate=1500.5", "--ignore-errors=1146, 2013",
+		"--number-of-queries=10", "--exact-count", "--templates", "--seed=42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := o.Own
+	if !own.Latency || !own.JSONSet || own.JSON != "out.json" || own.ShowProgress ||
+		own.RunTime != 90*time.Second || own.WarmupTime != 2500*time.Millisecond || own.Rate != 1500.5 ||
+		!own.Tolerates(1146) || !own.Tolerates(2013) || own.Tolerates(1062) || own.IgnoreAllErrors ||
+		!own.ExactCount || !own.Templates || own.Seed != 42 || !own.SeedSet {
+		t.Errorf("parsed %+v", own)
+	}
+	if err := o.FinishOwn(); err != nil || o.Silent {
+		t.Errorf("FinishOwn: %v, silent %v", err, o.Silent)
+	}
+
+	o, err, _ = parseForTest(t, nil, nil, "--json", "--ignore-errors=ALL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Own.ShowProgress || !JSONToStdout(o) || !o.Own.Tolerates(9999) {
+		t.Errorf("defaults: %+v", o.Own)
+	}
+	if err := o.FinishOwn(); err != nil || !o.Silent {
+		t.Errorf("bare --json must imply silent: %v %v", err, o.Silent)
+	}
+	// Without goslap options nothing changes.
+	o, err, _ = parseForTest(t, nil, nil, "-q", "select 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Own.Latency || o.Own.JSONSet || o.Own.RunTime != 0 || o.Own.Rate != 0 || o.Own.TolerantErrors() || o.Own.Templates {
+		t.Errorf("defaults changed: %+v", o.Own)
+	}
+}
+
+func TestOwnOptionsRejected(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--run-time=0"}, "--run-time=0: expected a duration"},
+		{[]string{"--run-time=-1s"}, "--run-time=-1s"},
+		{[]string{"--warmup-time=soon"}, "--warmup-time=soon"},
+		{[]string{"--rate=0"}, "--rate=0"},
+		{[]string{"--rate=fast"}, "--rate=fast"},
+		{[]string{"--ignore-errors=1146,x"}, "--ignore-errors=1146,x"},
+		{[]string{"--seed=-3"}, "--seed=-3"},
+		{[]string{"--lat"}, "unknown option"}, // goslap options are never abbreviated
+	} {
+		_, err, stderr := parseForTest(t, nil, nil, c.args...)
+		code, msg := exitCode(err)
+		if code == 0 || !strings.Contains(msg+stderr, c.want) {
+			t.Errorf("%v: code %d, %q %q; want %q", c.args, code, msg, stderr, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exact-count"}, "--exact-count needs --number-of-queries"},
+		{[]string{"--exact-count", "--number-of-queries=5", "--auto-generate-sql-execute-number=3"}, "cannot be combined"},
+		{[]string{"--json", "--csv"}, "cannot both write to stdout"},
+	} {
+		o, err, _ := parseForTest(t, nil, nil, c.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if err := o.FinishOwn(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "2m": 2 * time.Minute, "30": 30 * time.Second,
+		"0.25": 250 * time.Millisecond, " 1h ": time.Hour} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("%q: %v %v", in, got, err)
+		}
+	}
+	if _, err := ParseDuration("1e400"); err == nil {
+		t.Error("overflow accepted")
+	}
+}
