@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -48,6 +49,13 @@ var ErrInterrupted = errors.New("interrupted")
 // Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
 // those lines before it connects). --only-print is OnlyPrint's job, not Run's.
 func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, error) {
+	if err := o.FinishOwn(); err != nil {
+		return nil, err
+	}
+	own, err := newOwnRun(o, p)
+	if err != nil {
+		return nil, err
+	}
 	if o.Verbose >= 2 {
 		for _, line := range p.BuildLog {
 			io.WriteString(out.Stdout, line+"\n")
@@ -58,11 +66,25 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 		return nil, err
 	}
 	defer r.main.close()
+	r.own = own
+	var server *ServerInfo
+	if o.Own.JSONSet {
+		server = serverInfo(r.main) // before the load changes anything
+	}
 	results, err := r.run()
 	if err != nil {
 		r.cleanup()
 		if ctx.Err() != nil {
-			return results, &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+		}
+	}
+	if o.Own.JSONSet {
+		doc, jerr := own.jsonDocument(o, server, results, err)
+		if jerr == nil {
+			jerr = writeJSON(o, out.Stdout, doc)
+		}
+		if err == nil {
+			err = jerr
 		}
 	}
 	return results, err
@@ -81,6 +103,8 @@ type runner struct {
 	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
 	// since; an aborted run drops it again (if it owns it).
 	createdSchema bool
+
+	own *ownRun // goslap's own options (own_run.go)
 }
 
 func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*runner, error) {
@@ -146,13 +170,17 @@ func (r *runner) run() ([]BenchmarkResult, error) {
 
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
+	writeBlock, writeCSV := WriteBenchmark, WriteCSVLine
+	if r.o.Own.Latency {
+		writeBlock, writeCSV = WriteBenchmarkLatency, WriteCSVLineLatency
+	}
 	if !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint {
-		if err := WriteBenchmark(r.out.Stdout, res); err != nil {
+		if err := writeBlock(r.out.Stdout, res); err != nil {
 			return Exitf(1, "writing the report: %v", err)
 		}
 	}
 	if r.out.CSV != nil {
-		if err := WriteCSVLine(r.out.CSV, res); err != nil {
+		if err := writeCSV(r.out.CSV, res); err != nil {
 			return Exitf(1, "writing the CSV line: %v", err)
 		}
 	}
@@ -175,10 +203,12 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 		QueriesPerClient: limit,
 		IterationMillis:  make([]int64, 0, r.p.Iterations),
 	}
+	r.own.beginBenchmark()
 	for it := 0; it < r.p.Iterations; it++ {
 		if err := r.ctx.Err(); err != nil {
 			return res, err
 		}
+		r.own.nextLoad()
 		if r.p.OwnsSchema {
 			if err := r.dropSchema(); err != nil {
 				return res, err
@@ -202,27 +232,35 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 		if err := r.system("pre_system", r.o.PreSystem); err != nil {
 			return res, err
 		}
-		if err := r.mainList(r.p.PreQuery); err != nil {
+		if err := r.mainList(r.p.PreQuery, r.own.pre); err != nil {
 			return res, err
 		}
-		ms, err := r.load(clients, limit, keys)
+		lp := newLoadPhase(r, clients, limit, keys)
+		lp.label = progressLabel(engine, clients, it+1, r.p.Iterations)
+		ms, err := lp.run()
 		if err != nil {
 			return res, err
 		}
 		res.IterationMillis = append(res.IterationMillis, ms)
-		if err := r.mainList(r.p.PostQuery); err != nil {
+		r.own.addIteration(lp.cs, lp.measured)
+		if err := r.mainList(r.p.PostQuery, r.own.post); err != nil {
 			return res, err
 		}
 		if err := r.system("post_system", r.o.PostSystem); err != nil {
 			return res, err
 		}
 	}
+	r.own.finishBenchmark(&res, r.o, r.out.Stderr)
 	return res, nil
 }
 
-func (r *runner) load(clients int, limit uint64, keys []string) (int64, error) {
-	lp := newLoadPhase(r, clients, limit, keys)
-	return lp.run()
+// progressLabel names a load phase on the progress line.
+func progressLabel(engine sqlgen.Engine, clients, it, iterations int) string {
+	label := fmt.Sprintf("%d clients, iteration %d/%d", clients, it, iterations)
+	if engine.Named {
+		label = engine.Name + ", " + label
+	}
+	return label
 }
 
 // quoteIdent back-quotes a schema name; a back-quote inside is doubled,
@@ -254,10 +292,11 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 	if err := r.main.exec("USE " + quoteIdent(r.p.Schema)); err != nil {
 		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, errorText(err))
 	}
-	for _, s := range r.p.Create {
+	for i, s := range r.p.Create {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
+		s.Text = r.own.mainText(r.own.create, i, s.Text)
 		if err := r.mainExec(s.WithEngine(engine)); err != nil {
 			return err
 		}
@@ -283,10 +322,11 @@ func (r *runner) primaryKeys(engine sqlgen.Engine) ([]string, error) {
 	return keys, nil
 }
 
-// mainList runs a pre- or post-query list on the main connection.
-func (r *runner) mainList(list []sqlgen.Statement) error {
-	for _, s := range list {
-		if err := r.mainExec(s.Text); err != nil {
+// mainList runs a pre- or post-query list on the main connection,
+// rendering its --templates placeholders (tmpl, nil without).
+func (r *runner) mainList(list []sqlgen.Statement, tmpl []*templates.Template) error {
+	for i, s := range list {
+		if err := r.mainExec(r.own.mainText(tmpl, i, s.Text)); err != nil {
 			return err
 		}
 	}

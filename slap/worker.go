@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/templates"
 )
 
 // Worker connect retries, as mysqlslap: 10 attempts, 100 ms apart.
@@ -42,6 +45,21 @@ type loadPhase struct {
 	slots   []connSlot    // each client's current socket, for abort
 
 	echoMu sync.Mutex // serialises the -vvv echo between clients
+
+	// goslap's own options (own_run.go): per-client measurements and
+	// template sources, the time shape of the phase, per-client limits.
+	own       *ownRun
+	seq       uint64 // load phase number (random streams)
+	timing    loadTiming
+	timeBound bool
+	cs        []clientOwn
+	limits    []uint64
+	tmpl      []*templates.Template // --templates for texts; nil without
+	progress  bool
+	label     string // progress line: engine, clients, iteration
+	base      time.Time
+	// measured is the measured wall time of the phase (warm-up excluded).
+	measured time.Duration
 }
 
 func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhase {
@@ -60,6 +78,25 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 	for i, s := range r.p.Query {
 		lp.texts[i] = s.Text
 		lp.needsKey[i] = s.NeedsKey
+	}
+	o := r.o
+	lp.own = r.own
+	lp.seq = r.own.loadSeq
+	lp.timing = newLoadTiming(o, clients)
+	lp.timeBound = timeBound(o)
+	lp.tmpl = r.own.query
+	lp.cs = make([]clientOwn, clients)
+	lp.limits = make([]uint64, clients)
+	for i := range lp.cs {
+		lp.cs[i].rec = latency.NewRecorder(lp.timing.paced)
+		if lp.tmpl != nil {
+			lp.cs[i].rand = r.own.clientRand(lp.seq, i)
+			lp.cs[i].buf = make([]byte, 0, 256)
+		}
+		lp.limits[i] = clientLimit(o, limit, clients, i)
+		if lp.timeBound {
+			lp.limits[i] = 0
+		}
 	}
 	return lp
 }
@@ -86,7 +123,29 @@ func (lp *loadPhase) run() (int64, error) {
 	// mysqlslap creates all threads before it signals them.
 	ready.Wait()
 	start := time.Now()
+	lp.base = start
 	close(release)
+
+	var bar *progressLine
+	if f := progressTerminal(lp.r.o, lp.r.out.Stderr); f != nil {
+		lp.progress = true
+		var total uint64
+		for _, l := range lp.limits {
+			total += l
+		}
+		var span time.Duration
+		if lp.timing.deadline > 0 {
+			span = lp.timing.deadline
+		}
+		bar = startProgress(f, lp.label, total, span, func() uint64 {
+			var n uint64
+			for i := range lp.cs {
+				n += lp.cs[i].done.Load()
+			}
+			return n
+		})
+	}
+	defer bar.end()
 
 	var end time.Time
 	select {
@@ -104,7 +163,13 @@ func (lp *loadPhase) run() (int64, error) {
 	if err := lp.r.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return iterationMillis(start, end), nil
+	// A warm-up is not part of the iteration's time.
+	measuredFrom := start.Add(lp.timing.warmup)
+	if end.Before(measuredFrom) {
+		measuredFrom = end
+	}
+	lp.measured = end.Sub(measuredFrom)
+	return iterationMillis(measuredFrom, end), nil
 }
 
 // abort waits a moment for the clients to notice the stop flag, then breaks
@@ -171,7 +236,12 @@ func (lp *loadPhase) connect(slot *connSlot) (*dbConn, error) {
 
 // client is one simulated client (spec 3.5). Everything it touches on the
 // way from one statement to the next is its own: connection, key buffer,
-// random source, counters.
+// random sources, counters, latency histogram.
+//
+// goslap's own options shape the loop: --warmup-time first cycles the list
+// unmeasured until the warm-up is over; --run-time ends it at a deadline
+// instead of a count; --rate paces every statement on the shared
+// schedule; --ignore-errors keeps it going past errors (statement).
 func (lp *loadPhase) client(id int) {
 	slot := &lp.slots[id]
 	conn, err := lp.connect(slot)
@@ -179,13 +249,21 @@ func (lp *loadPhase) client(id int) {
 		lp.fail(err)
 		return
 	}
-	defer func() { conn.close(); slot.conn.Store(nil) }()
-	echo := lp.r.verbose >= 3
-	if echo {
+	c := &clientRun{lp: lp, id: id, slot: slot, conn: conn, own: &lp.cs[id], base: lp.base,
+		timing: lp.timing, tmpl: lp.tmpl, keys: lp.keys, progress: lp.progress}
+	c.rec = c.own.rec
+	defer func() {
+		if c.conn != nil {
+			c.conn.close()
+		}
+		slot.conn.Store(nil)
+	}()
+	c.echo = lp.r.verbose >= 3
+	if c.echo {
 		lp.echo("connected!", false)
 	}
 	if lp.commit > 0 {
-		if !lp.send(conn, "SET AUTOCOMMIT=0", echo) {
+		if !lp.send(c.conn, "SET AUTOCOMMIT=0", c.echo) {
 			return
 		}
 	}
@@ -193,70 +271,236 @@ func (lp *loadPhase) client(id int) {
 	var (
 		queries   uint64
 		sinceCmt  uint64
-		keyBuf    []byte
-		rng       *rand.Rand
 		texts     = lp.texts
-		needsKey  = lp.needsKey
-		keys      = lp.keys
 		detach    = lp.detach
-		limit     = lp.limit
+		limit     = lp.limits[id]
 		commitEvr = lp.commit
+		deadline  = lp.timing.deadline
+		endless   = lp.timeBound
 	)
-	if len(keys) > 0 {
-		// Own random source: a shared, locked generator would serialise the clients.
-		rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id)))
+	if len(c.keys) > 0 {
+		// Own random source: a shared, locked generator would serialise the
+		// clients. Seeded from the run's seed (--seed, or the random one
+		// --json reports), so key choices are reproducible.
+		c.rng = rand.New(rand.NewPCG(lp.own.seed, lp.seq<<24|uint64(id)))
 	}
-passes:
-	for len(texts) > 0 {
-		for pos, text := range texts {
-			if lp.stop.Load() {
-				return
+	// step runs statement pos with --detach and --commit around it; false
+	// ends the client (c.ended tells a normal end from a failure).
+	step := func(pos int, measure bool) bool {
+		if lp.stop.Load() {
+			return false
+		}
+		if detach > 0 && pos%detach == 0 {
+			c.conn.close()
+			if c.conn, err = lp.connect(slot); err != nil {
+				lp.fail(err)
+				return false
 			}
-			if detach > 0 && pos%detach == 0 {
-				conn.close()
-				if conn, err = lp.connect(slot); err != nil {
-					lp.fail(err)
+		}
+		if !c.statement(pos, measure) {
+			return false
+		}
+		if commitEvr > 0 {
+			if sinceCmt++; sinceCmt == commitEvr {
+				if !lp.send(c.conn, "COMMIT", c.echo) {
+					return false
+				}
+				sinceCmt = 0
+			}
+		}
+		return true
+	}
+
+	if warm := lp.timing.warmup; warm > 0 && len(texts) > 0 {
+	warmup:
+		for {
+			for pos := range texts {
+				if time.Since(c.base) >= warm {
+					break warmup
+				}
+				if !step(pos, false) {
+					if c.ended {
+						break warmup
+					}
 					return
 				}
 			}
-			if needsKey[pos] {
-				if len(keys) == 0 {
-					// mysqlslap skips a key statement when t1 is empty but
-					// still counts it as executed.
-					goto counted
+		}
+	}
+passes:
+	for len(texts) > 0 && !c.ended {
+		for pos := range texts {
+			if !step(pos, true) {
+				if c.ended {
+					break passes
 				}
-				keyBuf = append(keyBuf[:0], text...)
-				keyBuf = append(keyBuf, " '"...)
-				keyBuf = append(keyBuf, keys[rng.IntN(len(keys))]...)
-				keyBuf = append(keyBuf, '\'')
-				// The driver copies the text into its packet buffer and keeps
-				// no reference, so the reused buffer can be sent without a copy.
-				text = unsafe.String(unsafe.SliceData(keyBuf), len(keyBuf))
-			}
-			if !lp.send(conn, text, echo) {
 				return
 			}
-		counted:
 			queries++
-			if commitEvr > 0 {
-				if sinceCmt++; sinceCmt == commitEvr {
-					if !lp.send(conn, "COMMIT", echo) {
-						return
-					}
-					sinceCmt = 0
-				}
+			if deadline > 0 && c.lastEnd >= deadline {
+				break passes
 			}
 			if limit != 0 && queries == limit {
 				break passes
 			}
 		}
-		if limit == 0 || queries >= limit {
+		if !endless && (limit == 0 || queries >= limit) {
 			break
 		}
 	}
-	if commitEvr > 0 {
-		lp.send(conn, "COMMIT", echo)
+	if commitEvr > 0 && c.conn != nil {
+		lp.send(c.conn, "COMMIT", c.echo)
 	}
+}
+
+// clientRun is one client's state for the duration of a load phase.
+type clientRun struct {
+	lp       *loadPhase
+	id       int
+	slot     *connSlot
+	conn     *dbConn
+	echo     bool
+	own      *clientOwn
+	rec      *latency.Recorder
+	base     time.Time
+	timing   loadTiming
+	tmpl     []*templates.Template
+	keys     []string
+	keyBuf   []byte
+	rng      *rand.Rand
+	k        uint64 // next slot of the --rate schedule
+	n        uint64 // statements finished (progress)
+	progress bool
+	timer    *time.Timer
+	lastEnd  time.Duration // end of the last statement, from base
+	ended    bool          // the deadline ended the client normally
+}
+
+// statement executes statement pos once: it appends the key or renders the
+// template, waits for the statement's slot on a --rate schedule, sends it,
+// drains its results and records its latency when measure is set. It
+// returns false when the client must end: c.ended for the deadline, else
+// a failure or a stop.
+func (c *clientRun) statement(pos int, measure bool) bool {
+	lp := c.lp
+	text := lp.texts[pos]
+	switch {
+	case lp.needsKey[pos]:
+		if len(c.keys) == 0 {
+			// mysqlslap skips a key statement when t1 is empty but still
+			// counts it as executed.
+			return true
+		}
+		c.keyBuf = append(c.keyBuf[:0], text...)
+		c.keyBuf = append(c.keyBuf, " '"...)
+		c.keyBuf = append(c.keyBuf, c.keys[c.rng.IntN(len(c.keys))]...)
+		c.keyBuf = append(c.keyBuf, '\'')
+		// The driver copies the text into its packet buffer and keeps no
+		// reference, so the reused buffer can be sent without a copy.
+		text = unsafe.String(unsafe.SliceData(c.keyBuf), len(c.keyBuf))
+	case c.tmpl != nil && c.tmpl[pos] != nil:
+		c.own.buf = c.tmpl[pos].Append(c.own.buf[:0], c.own.rand)
+		text = unsafe.String(unsafe.SliceData(c.own.buf), len(c.own.buf))
+	}
+	var due time.Duration
+	if c.timing.paced {
+		due = c.timing.pacer.Due(c.id, c.k)
+		c.k++
+		if c.timing.deadline > 0 && due >= c.timing.deadline {
+			c.ended = true
+			return false
+		}
+		if wait := due - time.Since(c.base); wait > 0 && !c.sleep(wait) {
+			return false
+		}
+	}
+	if c.echo {
+		lp.echo(text, true)
+	}
+	t0 := time.Now()
+	err := c.conn.exec(text)
+	t1 := time.Now()
+	c.lastEnd = t1.Sub(c.base)
+	if c.progress {
+		c.n++
+		c.own.done.Store(c.n)
+	}
+	if err != nil {
+		return c.failed(err, text, measure)
+	}
+	if measure {
+		if c.timing.paced {
+			c.rec.RecordPaced(t1.Sub(t0), c.lastEnd-due, t0.Sub(c.base)-due)
+		} else {
+			c.rec.Record(t1.Sub(t0))
+		}
+	}
+	if c.timing.deadline > 0 && c.lastEnd >= c.timing.deadline {
+		c.ended = true
+		return false
+	}
+	return true
+}
+
+// sleep waits d for a --rate slot; false when the load is stopped meanwhile.
+func (c *clientRun) sleep(d time.Duration) bool {
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		c.timer.Reset(d)
+	}
+	select {
+	case <-c.timer.C:
+		return !c.lp.stop.Load()
+	case <-c.lp.failed:
+	case <-c.lp.r.ctx.Done():
+	}
+	c.timer.Stop()
+	return false
+}
+
+// failed handles a statement error: without --ignore-errors (or for a
+// code it does not list) the run stops with mysqlslap's message; else the
+// error is counted and a broken connection is re-established with back-off.
+func (c *clientRun) failed(err error, text string, measure bool) bool {
+	lp := c.lp
+	if lp.stop.Load() {
+		return false
+	}
+	own := &lp.r.o.Own
+	code, msg, broken := classifyError(err)
+	if !own.TolerantErrors() || !own.tolerates(code, broken) {
+		lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", text, errorText(err)))
+		return false
+	}
+	if measure {
+		c.rec.Error(code, msg)
+	}
+	if !broken {
+		return true
+	}
+	c.conn.close()
+	past := func() bool {
+		return lp.stop.Load() || c.timing.deadline > 0 && time.Since(c.base) >= c.timing.deadline
+	}
+	conn, err := reconnect(func() (*dbConn, error) { return lp.r.workers.connect(c.slot) }, past)
+	if err != nil {
+		if past() {
+			c.conn = nil
+			c.ended = !lp.stop.Load()
+			return false
+		}
+		cfg := lp.r.workers.cfg
+		ecode, emsg := ConnectError(err, cfg.Net, cfg.Addr)
+		lp.fail(Exitf(1, "Error when connecting to server: %d %s", ecode, emsg))
+		return false
+	}
+	c.conn = conn
+	c.rec.Reconnects++
+	if lp.commit > 0 {
+		return lp.send(c.conn, "SET AUTOCOMMIT=0", c.echo)
+	}
+	return true
 }
 
 // send executes one statement, draining all its results; on error it
