@@ -32,7 +32,7 @@ type ownRun struct {
 	// loadSeq numbers the load phases of the run: the random streams of
 	// iteration n are derived from (seed, n, client), so a rerun with the
 	// same --seed sends the same statements.
-	loadSeq uint64
+	loadSeq  uint64
 	mainRand *mrand.Rand
 
 	// Accumulated over the iterations of the current benchmark.
