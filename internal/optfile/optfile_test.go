@@ -112,6 +112,7 @@ func FuzzOptionFile(f *testing.F) {
 		fsys := fstest.MapFS{"a.cnf": &fstest.MapFile{Data: []byte(text), Mode: 0o644},
 			"b.cnf": &fstest.MapFile{Data: []byte(text), Mode: 0o644}}
 		r := &Reader{Groups: clientGroups, Stderr: &bytes.Buffer{}, FS: fsys}
+		_, _ = DecodeLoginFile([]byte(text)) // must not panic on any input
 		words, err := r.ReadFile("/a.cnf", true)
 		if err == nil {
 			for _, w := range words {
