@@ -57,6 +57,9 @@ type Config struct {
 	// /usr/sbin/mariadbd innodb_buffer_pool_size=1G", "sandbox stopped and
 	// removed"), for a progress line on stderr.
 	Progress func(label, msg string)
+	// CancelGrace is how long a cancelled benchmark may take to return
+	// before its sandbox is stopped under it (default 3 s).
+	CancelGrace time.Duration
 	// StopGrace bounds how long Run waits for a cancelled benchmark to
 	// return after its sandbox was stopped (default 30 s).
 	StopGrace time.Duration
@@ -85,6 +88,9 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 	}
 	if cfg.Start == nil {
 		cfg.Start = StartSandbox
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = 3 * time.Second
 	}
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = 30 * time.Second
@@ -222,6 +228,14 @@ func bench(ctx context.Context, label string, ep Endpoint, cfg Config, stop func
 		}
 		return r.points, r.err
 	case <-ctx.Done():
+		// A runner that watches ctx stops between statements and cleans up
+		// within moments; give it that chance before pulling the server
+		// from under it, then wait (bounded) for it to notice.
+		select {
+		case <-done:
+			return nil, ctx.Err()
+		case <-time.After(cfg.CancelGrace):
+		}
 		if stop != nil {
 			_ = stop()
 		}

@@ -237,6 +237,12 @@ func TestRunFailuresStopSandbox(t *testing.T) {
 				time.Sleep(time.Hour) // a runner that never looks at ctx
 				return nil, nil
 			}},
+		{name: "cancel honoured by bench", cancel: true, wantErr: "target a: context canceled", want: 0, stops: 1,
+			targets: []Target{{Label: "a", Kind: Sandbox}, {Label: "b", Kind: Sandbox}},
+			bench: func(ctx context.Context, label string, ep Endpoint) ([]Point, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}},
 		{name: "missing binary fails before anything starts", wantErr: "target b: sandbox: server binary not found", want: 0, stops: 0,
 			targets: []Target{{Label: "a", Kind: Sandbox}, {Label: "b", Kind: Sandbox, Binary: "/nonexistent/mysqld"}},
 			bench:   func(ctx context.Context, label string, ep Endpoint) ([]Point, error) { return fakePoints(1), nil }},
@@ -257,7 +263,17 @@ func TestRunFailuresStopSandbox(t *testing.T) {
 					return inner(c, label, ep)
 				}
 			}
-			outs, err := Run(ctx, tt.targets, Config{DefaultBinary: bin, Start: fs.start, Bench: bench, StopGrace: 100 * time.Millisecond})
+			// Only a benchmark that ignores ctx may make Run wait StopGrace.
+			stopGrace := 10 * time.Second
+			if tt.name == "cancel ignored by bench" {
+				stopGrace = 100 * time.Millisecond
+			}
+			started := time.Now()
+			outs, err := Run(ctx, tt.targets, Config{DefaultBinary: bin, Start: fs.start, Bench: bench,
+				CancelGrace: 100 * time.Millisecond, StopGrace: stopGrace})
+			if d := time.Since(started); d > 2*time.Second {
+				t.Errorf("Run took %v", d)
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error = %v, want %q", err, tt.wantErr)
 			}

@@ -124,8 +124,20 @@ func StartSandbox(ctx context.Context, binary string, options []string, tempDir 
 	s := r.s
 	return &Running{
 		Endpoint: Endpoint{Host: "127.0.0.1", Port: s.Port, Socket: s.Socket, User: "root", PasswordSet: true, Sandbox: true},
-		Version:  s.Version,
+		Version:  ShortVersion(s.Binary, s.Version),
 		Dir:      s.Dir,
 		stop:     s.Stop,
 	}, nil
+}
+
+// ShortVersion shortens a server's --version line ("/usr/sbin/mariadbd  Ver
+// 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)") to
+// "mariadbd 10.11.19-MariaDB-0+deb12u1"; a line of another shape is kept.
+func ShortVersion(binary, line string) string {
+	_, rest, ok := strings.Cut(line, " Ver ")
+	if !ok {
+		return line
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	return filepath.Base(binary) + " " + v
 }

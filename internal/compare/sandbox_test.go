@@ -80,6 +80,19 @@ func AssertClean(t *testing.T, dir string) {
 	}
 }
 
+func TestShortVersion(t *testing.T) {
+	tests := []struct{ bin, line, want string }{
+		{"/usr/sbin/mariadbd", "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)", "mariadbd 10.11.19-MariaDB-0+deb12u1"},
+		{"/opt/mysql/bin/mysqld", "/opt/mysql/bin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)", "mysqld 8.0.36"},
+		{"/x/mysqld", "something else", "something else"},
+	}
+	for _, tt := range tests {
+		if got := ShortVersion(tt.bin, tt.line); got != tt.want {
+			t.Errorf("ShortVersion(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
 func TestStartSandboxReal(t *testing.T) {
 	bin := requireServer(t)
 	dir := shortTempDir(t)
