@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
@@ -124,6 +125,8 @@ func NewJSONBenchmark(r *BenchmarkResult) (JSONBenchmark, error) {
 	return b, nil
 }
 
+var targetPassword = regexp.MustCompile(`((?:^|,)password=)[^,]*`)
+
 // optionsMap lists the resolved Options by Go field name (nested for
 // goslap's own and sandbox options), durations as text, the password and
 // scratch fields left out.
@@ -145,6 +148,13 @@ func structMap(v reflect.Value) map[string]any {
 			out[f.Name] = time.Duration(fv.Int()).String()
 		case fv.Kind() == reflect.Struct:
 			out[f.Name] = structMap(fv)
+		case f.Name == "Targets":
+			// --target=LABEL:server:...,password=P carries passwords.
+			var ts []string
+			for _, s := range fv.Interface().([]string) {
+				ts = append(ts, targetPassword.ReplaceAllString(s, "${1}*****"))
+			}
+			out[f.Name] = ts
 		default:
 			out[f.Name] = fv.Interface()
 		}
