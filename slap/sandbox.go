@@ -175,12 +175,14 @@ func PlotRun(path string, o *Options, results []BenchmarkResult) error {
 
 // ComparePoints converts runner results into comparison points.
 //
-// Queries per second is an approximation until the runner reports executed
-// statement counts: clients × the configured queries per client (the
-// "Average number of queries per client" figure, mysqlslap's per-client
-// limit), divided by the mean iteration time (exact float mean of the
-// whole-millisecond iteration times). An iteration shorter than 1 ms gives 0
-// (unknown). P99 stays 0 until BenchmarkResult carries latency figures.
+// Queries per second is the runner's measurement (statements executed in
+// the measured part of all iterations ÷ their exact wall time) when it has
+// one. Otherwise (results not produced by Run) it is an approximation:
+// clients × the configured queries per client (mysqlslap's "Average number
+// of queries per client") ÷ the mean iteration time; an iteration shorter
+// than 1 ms then gives 0 (unknown). The seconds column is the exact mean of
+// the whole-millisecond iteration times mysqlslap reports; P99 is the
+// runner's 99th percentile query latency (0 when not measured).
 func ComparePoints(results []BenchmarkResult) []compare.Point {
 	pts := make([]compare.Point, 0, len(results))
 	for i := range results {
@@ -196,9 +198,13 @@ func ComparePoints(results []BenchmarkResult) []compare.Point {
 		if n := len(r.IterationMillis); n > 0 {
 			p.AvgSeconds = float64(sum) / float64(n) / 1000
 		}
-		if p.AvgSeconds > 0 {
+		switch {
+		case r.Executed > 0 && r.QPS > 0:
+			p.QPS = r.QPS
+		case p.AvgSeconds > 0:
 			p.QPS = float64(r.Concurrency) * float64(r.QueriesPerClient) / p.AvgSeconds
 		}
+		p.P99Millis = float64(r.P99Micros()) / 1000
 		pts = append(pts, p)
 	}
 	return pts
