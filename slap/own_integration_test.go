@@ -1,0 +1,358 @@
+package slap
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/testserver"
+)
+
+// ownTable gives a run its own schema with one table t, so workers have a
+// database to connect to.
+func ownTable(o *Options, table string) {
+	o.Create, o.CreateSet = table, true
+}
+
+func within(got, want, frac float64) bool { return math.Abs(got-want) <= want*frac }
+
+func TestOwnRunTimeHonoured(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT 1", true
+	o.Concurrency = "2"
+	o.Iterations = 2
+	o.Own.RunTime = time.Second
+	o.Own.Latency = true
+	r := mustRun(t, o)
+	res := r.results[0]
+	for _, ms := range res.IterationMillis {
+		if !within(float64(ms), 1000, 0.05) {
+			t.Errorf("iteration took %d ms, want 1000 ±5%%", ms)
+		}
+	}
+	if res.Executed == 0 || res.QPS <= 0 || res.Latency.P99 <= 0 || res.P99Micros() != res.Latency.P99 {
+		t.Errorf("measurements %+v", res.Measurements)
+	}
+	if res.QueriesPerClient != res.Executed/2/2 {
+		t.Errorf("queries per client %d, executed %d", res.QueriesPerClient, res.Executed)
+	}
+	if !strings.Contains(r.stdout.String(), "\tLatency per query (ms): p50 ") {
+		t.Errorf("no latency lines:\n%s", r.stdout.String())
+	}
+}
+
+// TestOwnWarmupExcluded: warm-up queries run (rows exist) but are in no figure.
+func TestOwnWarmupExcluded(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	for _, timeBound := range []bool{true, false} {
+		o := slapOptions(t, s)
+		ownTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+		o.Query, o.QuerySet = "INSERT INTO t (v) VALUES (1)", true
+		o.NoDrop = true
+		dropAfter(t, db, o.CreateSchema)
+		o.Own.WarmupTime = 300 * time.Millisecond
+		if timeBound {
+			o.Own.RunTime = 300 * time.Millisecond
+		} else {
+			o.NumberOfQueries = 50
+		}
+		r := mustRun(t, o)
+		res := r.results[0]
+		rows := uint64(countRows(t, db, "`"+o.CreateSchema+"`.t"))
+		if res.Executed == 0 || rows <= res.Executed {
+			t.Errorf("time-bound %v: executed %d, rows %d: warm-up not run or not excluded", timeBound, res.Executed, rows)
+		}
+		if !timeBound && res.Executed != 50 {
+			t.Errorf("count-bound: executed %d, want 50 after the warm-up", res.Executed)
+		}
+		if timeBound && !within(float64(res.IterationMillis[0]), 300, 0.1) {
+			t.Errorf("iteration %d ms includes the warm-up", res.IterationMillis[0])
+		}
+		if r.elapsed < 600*time.Millisecond && timeBound {
+			t.Errorf("run took %v, less than warm-up + run time", r.elapsed)
+		}
+	}
+}
+
+func TestOwnRateHeld(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT 1", true
+	o.Concurrency = "2"
+	o.Own.RunTime = 1500 * time.Millisecond
+	o.Own.Rate = 200
+	r := mustRun(t, o)
+	res := r.results[0]
+	if !within(res.QPS, 200, 0.05) || !res.RateKept || !res.Paced {
+		t.Errorf("rate 200: achieved %.1f q/s (kept %v), executed %d", res.QPS, res.RateKept, res.Executed)
+	}
+	if res.Corrected.Count != res.Latency.Count || res.Corrected.P50 < res.Latency.P50 {
+		t.Errorf("corrected %+v vs service %+v", res.Corrected, res.Latency)
+	}
+	if strings.Contains(r.stderr.String(), "could not keep") {
+		t.Errorf("warning for a feasible rate: %s", r.stderr.String())
+	}
+}
+
+// TestOwnRateStalled: a rate the server cannot serve is reported, and the
+// time from the scheduled start shows the queueing the service time hides.
+func TestOwnRateStalled(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT SLEEP(0.02)", true
+	o.Own.RunTime = time.Second
+	o.Own.Rate = 200 // one client can do ~50/s
+	r := mustRun(t, o)
+	res := r.results[0]
+	if res.RateKept || !strings.Contains(r.stderr.String(), "could not keep --rate=200") {
+		t.Errorf("kept %v, stderr %q", res.RateKept, r.stderr.String())
+	}
+	if res.Corrected.P99 < 10*res.Latency.P99 {
+		t.Errorf("corrected p99 %d µs not far above service p99 %d µs", res.Corrected.P99, res.Latency.P99)
+	}
+}
+
+func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	o := slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT * FROM t", true
+	o.Concurrency = "2"
+	o.Own.RunTime = 1200 * time.Millisecond
+	o.Own.setIgnoreErrors("1146")
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		db.Exec("DROP TABLE `" + o.CreateSchema + "`.t")
+	}()
+	r := mustRun(t, o)
+	res := r.results[0]
+	if res.Executed == 0 || res.Errors == 0 || len(res.ErrorsByCode) != 1 || res.ErrorsByCode[0].Code != 1146 {
+		t.Errorf("executed %d, errors %+v", res.Executed, res.ErrorsByCode)
+	}
+	if !strings.Contains(r.stderr.String(), "ignored error 1146") {
+		t.Errorf("stderr %q", r.stderr.String())
+	}
+
+	// Without the option the first error still ends the run.
+	o = slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT * FROM t", true
+	o.Own.RunTime = 1200 * time.Millisecond
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		db.Exec("DROP TABLE `" + o.CreateSchema + "`.t")
+	}()
+	r = runSlap(t, context.Background(), o)
+	wantExitError(t, r.err, 1, `Cannot run query SELECT \* FROM t ERROR : 1146 `)
+}
+
+func TestOwnIgnoreErrorsKilledConnection(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	o := slapOptions(t, s)
+	ownTable(o, "CREATE TABLE t (id INT)")
+	o.Query, o.QuerySet = "SELECT SLEEP(0.01)", true
+	o.Concurrency = "2"
+	o.Own.RunTime = 1500 * time.Millisecond
+	o.Own.setIgnoreErrors("2013,1927")
+	killed := make(chan int, 1)
+	go func() { killed <- killWorkers(db, o.CreateSchema, "SELECT SLEEP(0.01)", 400*time.Millisecond) }()
+	r := mustRun(t, o)
+	n := <-killed
+	res := r.results[0]
+	if n == 0 {
+		t.Fatal("no worker connection was found to kill")
+	}
+	if res.Reconnects == 0 || res.Errors == 0 || res.Executed == 0 {
+		t.Errorf("killed %d: reconnects %d, errors %+v, executed %d", n, res.Reconnects, res.ErrorsByCode, res.Executed)
+	}
+}
+
+// killWorkers waits, then KILLs the connections running stmt in schema.
+func killWorkers(db *sql.DB, schema, stmt string, after time.Duration) int {
+	time.Sleep(after)
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		rows, err := db.Query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO = ?", schema, stmt)
+		if err != nil {
+			return 0
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		killed := 0
+		for _, id := range ids {
+			if _, err := db.Exec("KILL ?", id); err == nil {
+				killed++
+			}
+		}
+		if killed > 0 {
+			return killed
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0
+}
+
+func TestOwnExactCount(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	for _, exact := range []bool{false, true} {
+		o := slapOptions(t, s)
+		ownTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)")
+		o.Query, o.QuerySet = "INSERT INTO t VALUES ()", true
+		o.NoDrop = true
+		dropAfter(t, db, o.CreateSchema)
+		o.Concurrency = "3"
+		o.NumberOfQueries = 10
+		o.Own.ExactCount = exact
+		r := mustRun(t, o)
+		want := uint64(9)
+		if exact {
+			want = 10
+		}
+		rows := countRows(t, db, "`"+o.CreateSchema+"`.t")
+		if r.results[0].Executed != want || rows != int(want) {
+			t.Errorf("exact %v: executed %d, rows %d, want %d", exact, r.results[0].Executed, rows, want)
+		}
+		if r.results[0].QueriesPerClient != 3 {
+			t.Errorf("queries per client %d (mysqlslap's floor stays)", r.results[0].QueriesPerClient)
+		}
+	}
+}
+
+// TestOwnJSONFile checks the document's schema against a real run.
+func TestOwnJSONFile(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	o.AutoGenerateSQL = true
+	o.Concurrency = "1,2"
+	o.Iterations = 2
+	o.Password, o.PasswordSet = "", true
+	o.Own.JSON, o.Own.JSONSet = filepath.Join(t.TempDir(), "run.json"), true
+	r := mustRun(t, o)
+	if !strings.HasPrefix(r.stdout.String(), "Benchmark\n") {
+		t.Errorf("--json=FILE changed stdout: %q", r.stdout.String())
+	}
+	data, err := os.ReadFile(o.Own.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	for _, k := range []string{"schema", "schema_version", "goslap_version", "started_at", "finished_at", "seed", "options", "server", "benchmarks"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("key %q missing", k)
+		}
+	}
+	if _, ok := raw["options"].(map[string]any)["Password"]; ok {
+		t.Error("password in options")
+	}
+	var doc JSONDocument
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != JSONSchema || doc.SchemaVersion != 1 || doc.Server == nil || doc.Server.Version == "" ||
+		doc.Server.Variables["innodb_buffer_pool_size"] == "" || doc.Server.Variables["max_connections"] == "" ||
+		doc.Server.Variables["default_storage_engine"] == "" {
+		t.Errorf("header %+v server %+v", doc, doc.Server)
+	}
+	if len(doc.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks", len(doc.Benchmarks))
+	}
+	for i, b := range doc.Benchmarks {
+		if b.Concurrency != i+1 || len(b.IterationsMillis) != 2 || b.Executed == 0 || b.QPS <= 0 || b.Latency.P50 == 0 {
+			t.Errorf("benchmark %d: %+v", i, b)
+		}
+		h, err := latency.Decode(b.Histogram)
+		if err != nil || uint64(h.TotalCount()) != b.Executed {
+			t.Errorf("benchmark %d histogram: %v, %d values for %d executed", i, err, h.TotalCount(), b.Executed)
+		}
+	}
+}
+
+// TestOwnJSONStdout: a bare --json is the only thing on stdout.
+func TestOwnJSONStdout(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	o.AutoGenerateSQL = true
+	o.Own.JSONSet = true
+	r := mustRun(t, o)
+	var doc JSONDocument
+	if err := json.Unmarshal(r.stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, r.stdout.String())
+	}
+}
+
+func TestOwnTemplatesReproducible(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	contents := func(seed uint64) []string {
+		o := slapOptions(t, s)
+		ownTable(o, "CREATE TABLE c (name VARCHAR(100), email VARCHAR(200), n INT, q VARCHAR(10))")
+		o.Query, o.QuerySet = `INSERT INTO c VALUES ('{name}', '{email}', {number:1,1000}, '{regex:[a'\\]{6}}')`, true
+		o.NoDrop = true
+		o.NumberOfQueries = 20
+		o.Concurrency = "2"
+		o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, seed, true
+		dropAfter(t, db, o.CreateSchema)
+		mustRun(t, o)
+		rows, err := db.Query("SELECT CONCAT_WS('|', name, email, n, q) FROM `" + o.CreateSchema + "`.c ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		return out
+	}
+	a, b, c := contents(7), contents(7), contents(8)
+	if len(a) != 20 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("same seed, different rows:\n%v\n%v", a, b)
+	}
+	if strings.Join(a, "\n") == strings.Join(c, "\n") {
+		t.Error("different seeds, same rows")
+	}
+	distinct := map[string]bool{}
+	quoted := false
+	for _, row := range a {
+		distinct[row] = true
+		quoted = quoted || strings.ContainsAny(strings.Split(row, "|")[3], `'\`)
+	}
+	if len(distinct) < 19 || !quoted {
+		t.Errorf("values not fresh or quotes not kept: %v", a)
+	}
+}
