@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	mrand "math/rand"
+
+	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -35,6 +38,13 @@ const stdioBufferSize = 4096
 //
 // Warnings about system commands go to stderr, as does nothing else.
 func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error) {
+	if err := o.FinishOwn(); err != nil {
+		return err
+	}
+	own, err := newOwnRun(o, p)
+	if err != nil {
+		return err
+	}
 	csv, closeCSV, err := OpenCSV(o, stdout)
 	if err != nil {
 		return err
@@ -50,7 +60,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 			err = ferr
 		}
 	}()
-	pr := &onlyPrinter{out: out, stdout: stdout, stderr: stderr, o: o, p: p}
+	pr := &onlyPrinter{out: out, stdout: stdout, stderr: stderr, o: o, p: p, own: own}
 
 	if o.Verbose >= 2 {
 		for _, line := range p.BuildLog {
@@ -86,6 +96,9 @@ type onlyPrinter struct {
 	stdout, stderr io.Writer
 	o              *Options
 	p              *sqlgen.Plan
+	// own renders --templates statements with the streams a real run with
+	// the same --seed uses (own_run.go).
+	own *ownRun
 }
 
 func (pr *onlyPrinter) line(s string) {
@@ -98,9 +111,9 @@ func (pr *onlyPrinter) statement(s string) {
 	pr.out.WriteString(";\n")
 }
 
-func (pr *onlyPrinter) statements(list []sqlgen.Statement) {
-	for _, s := range list {
-		pr.statement(s.Text)
+func (pr *onlyPrinter) statements(list []sqlgen.Statement, tmpl []*templates.Template) {
+	for i, s := range list {
+		pr.statement(pr.own.mainText(tmpl, i, s.Text))
 	}
 }
 
@@ -109,6 +122,7 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 	p, o := pr.p, pr.o
 	limit := p.PerClientLimit(clients)
 	for range p.Iterations {
+		pr.own.nextLoad()
 		if p.OwnsSchema {
 			pr.statement("DROP SCHEMA IF EXISTS `" + p.Schema + "`")
 		}
@@ -118,7 +132,8 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 			}
 			pr.statement("CREATE SCHEMA `" + p.Schema + "`")
 			pr.statement("use " + p.Schema)
-			for _, s := range p.Create {
+			for i, s := range p.Create {
+				s.Text = pr.own.mainText(pr.own.create, i, s.Text)
 				pr.statement(s.WithEngine(engine))
 			}
 		}
@@ -131,11 +146,11 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 		if err := pr.system("pre_system", o.PreSystem); err != nil {
 			return err
 		}
-		pr.statements(p.PreQuery)
-		for range clients {
-			pr.client(limit)
+		pr.statements(p.PreQuery, pr.own.pre)
+		for c := range clients {
+			pr.client(clientLimit(o, limit, clients, c), c)
 		}
-		pr.statements(p.PostQuery)
+		pr.statements(p.PostQuery, pr.own.post)
 		if err := pr.system("post_system", o.PostSystem); err != nil {
 			return err
 		}
@@ -148,8 +163,12 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 
 // client prints one client's statements: the worker loop of spec 3.5 with
 // the fake key (no key list is read in --only-print) and without --detach.
-func (pr *onlyPrinter) client(limit uint64) {
+func (pr *onlyPrinter) client(limit uint64, id int) {
 	p := pr.p
+	var rnd *mrand.Rand
+	if pr.own.query != nil {
+		rnd = pr.own.clientRand(pr.own.loadSeq, id)
+	}
 	if pr.o.Verbose >= 3 {
 		pr.line("connected!")
 	}
@@ -159,9 +178,11 @@ func (pr *onlyPrinter) client(limit uint64) {
 	var executed uint64
 	sinceCommit := 0
 	for pass := true; pass; pass = limit != 0 && executed < limit && len(p.Query) > 0 {
-		for _, s := range p.Query {
+		for i, s := range p.Query {
 			if s.NeedsKey {
 				pr.statement(s.WithKey(sqlgen.FakeKey))
+			} else if rnd != nil && pr.own.query[i] != nil {
+				pr.statement(pr.own.query[i].Render(rnd))
 			} else {
 				pr.statement(s.Text)
 			}

@@ -356,3 +356,59 @@ func TestOwnTemplatesReproducible(t *testing.T) {
 		t.Errorf("values not fresh or quotes not kept: %v", a)
 	}
 }
+
+// TestOwnTemplatesOnlyPrint: --only-print shows the statements a real run
+// with the same --seed sends.
+func TestOwnTemplatesOnlyPrint(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	opts := func() *Options {
+		o := slapOptions(t, s)
+		ownTable(o, "CREATE TABLE c (u VARCHAR(40), n INT)")
+		o.Query, o.QuerySet = "INSERT INTO c VALUES ('{uuid}', {number:1,9})", true
+		o.NumberOfQueries = 4
+		o.Concurrency = "2"
+		o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, 9, true
+		return o
+	}
+	o := opts()
+	p, err := BuildPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	o.OnlyPrint, o.Silent = true, true
+	if err := OnlyPrint(&printed, &strings.Builder{}, o, p); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(printed.String(), "\n") {
+		if strings.HasPrefix(line, "INSERT INTO c VALUES ('") {
+			want = append(want, strings.TrimSuffix(strings.TrimPrefix(line, "INSERT INTO c VALUES ('"), ");"))
+		}
+	}
+	o = opts()
+	o.NoDrop = true
+	dropAfter(t, db, o.CreateSchema)
+	mustRun(t, o)
+	rows, err := db.Query("SELECT CONCAT(u, '', ', ', n) FROM `" + o.CreateSchema + "`.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]bool{}
+	for rows.Next() {
+		var v string
+		rows.Scan(&v)
+		got[v] = true
+	}
+	if len(want) != 4 || len(got) != 4 {
+		t.Fatalf("printed %v, inserted %v", want, got)
+	}
+	for _, w := range want {
+		if !got[strings.Replace(w, "'", "", 1)] {
+			t.Errorf("printed %q was not sent (sent %v)", w, got)
+		}
+	}
+}
