@@ -412,3 +412,20 @@ func TestOwnTemplatesOnlyPrint(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnOrdersExample runs examples/orders-* briefly.
+func TestOwnOrdersExample(t *testing.T) {
+	s := testserver.Require(t)
+	t.Parallel()
+	o := slapOptions(t, s)
+	o.Create, o.CreateSet = "../examples/orders-create.sql", true
+	o.Query, o.QuerySet = "../examples/orders-queries.sql", true
+	o.Concurrency = "2"
+	o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, 42, true
+	o.Own.RunTime = 400 * time.Millisecond
+	o.Own.Latency = true
+	r := mustRun(t, o)
+	if res := r.results[0]; res.Executed < 8 || res.Errors != 0 {
+		t.Errorf("orders example: %+v\n%s", res.Measurements, r.stderr.String())
+	}
+}

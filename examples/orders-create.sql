@@ -1,0 +1,2 @@
+CREATE TABLE orders (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(100) NOT NULL, email VARCHAR(200) NOT NULL, city VARCHAR(100) NOT NULL, amount DECIMAL(10,2) NOT NULL, placed_at DATETIME NOT NULL, KEY (email))
+INSERT INTO orders (customer, email, city, amount, placed_at) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 1000) SELECT CONCAT('customer ', n), CONCAT('customer', n, '@example.com'), 'Springfield', n % 500 + 0.99, '2024-01-01 00:00:00' FROM s
