@@ -18,5 +18,16 @@ vet:
 test: deps vet
 	$(GO) test -count=1 -timeout 20m ./...
 
+# demo: installs MariaDB when missing (apt-get as root; otherwise it says what
+# to install), builds goslap and benchmarks a throw-away sandbox server:
+# InnoDB and MyISAM at 10, 50 and 100 clients, 3 iterations, mysqlslap's
+# report on stdout and the throughput/latency chart in $(DEMO_PLOT). Nothing
+# outside the sandbox's temporary directory is touched.
+DEMO_PLOT ?= goslap-demo.svg
+demo: deps build
+	./goslap --no-defaults --sandbox --auto-generate-sql --engine=innodb,myisam \
+	  --concurrency=10,50,100 --iterations=3 --number-of-queries=5000 --plot=$(DEMO_PLOT)
+	@echo "chart: $(DEMO_PLOT)"
+
 clean:
 	rm -f goslap
