@@ -49,8 +49,8 @@ func (s *SandboxOptions) Active() bool { return s.SandboxSet || len(s.Targets) >
 func sandboxOwnOptions(s *SandboxOptions) []*getopt.Option {
 	return []*getopt.Option{
 		{Name: "sandbox", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &s.Sandbox,
-			Help: "Run the benchmark against a throw-away server started from SERVER_BINARY " +
-				"(default: mariadbd or mysqld on PATH; also a path or an unpacked MySQL/MariaDB directory) " +
+			Help: "Run the benchmark against a throw-away server started from the server binary named " +
+				"(a path, a command, or an unpacked MySQL/MariaDB directory; default: mariadbd or mysqld on PATH) " +
 				"in a temporary directory with its own socket and loopback port; it is stopped and removed " +
 				"afterwards, also on error and Ctrl-C. Connection options are ignored for it. " +
 				"With --target, the binary of sandbox targets that name none.",
@@ -72,6 +72,7 @@ func sandboxOwnOptions(s *SandboxOptions) []*getopt.Option {
 			}},
 		{Name: "plot", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &s.Plot,
 			Help: "Write queries per second (and p99 latency when measured) against concurrency, " +
-				"one line per target and engine, to FILE (.svg, self-contained; .png; .pdf)."},
+				"one line per target and engine, to the file named; its extension picks the format: " +
+				".svg (self-contained, fonts embedded), .png or .pdf."},
 	}
 }
