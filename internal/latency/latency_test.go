@@ -116,3 +116,13 @@ func BenchmarkRecordValueOnly(b *testing.B) {
 		r.Record(i & 0xffff * time.Microsecond)
 	}
 }
+
+// BenchmarkTimeNowPair is the clock part of BenchmarkRecord.
+func BenchmarkTimeNowPair(b *testing.B) {
+	var d time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		d += time.Since(t0)
+	}
+	_ = d
+}

@@ -45,6 +45,28 @@ var ownFuncs = map[string]func(dst []byte, r *rand.Rand) []byte{
 	},
 }
 
+// fastNumber is {number:MIN,MAX} without gofakeit's per-call parameter
+// parsing and boxing (the most common placeholder, a point-read id):
+// a uniform integer in [MIN, MAX]. nil for anything else.
+func fastNumber(name, params string) func(dst []byte, r *rand.Rand) []byte {
+	if name != "number" {
+		return nil
+	}
+	v := splitParams(params)
+	if len(v) != 2 {
+		return nil
+	}
+	lo, err1 := strconv.ParseInt(v[0], 10, 64)
+	hi, err2 := strconv.ParseInt(v[1], 10, 64)
+	if err1 != nil || err2 != nil || hi < lo || hi-lo < 0 || hi-lo == 1<<63-1 {
+		return nil
+	}
+	span := hi - lo + 1
+	return func(dst []byte, r *rand.Rand) []byte {
+		return strconv.AppendInt(dst, lo+r.Int63n(span), 10)
+	}
+}
+
 // unseeded are gofakeit functions that ignore the random source; refused.
 var unseeded = map[string]bool{"isin": true, "person": true, "futuretime": true, "pasttime": true, "daterange": true}
 
@@ -102,6 +124,15 @@ func Parse(text string) (*Template, error) {
 			if params != "" {
 				return nil, fmt.Errorf("template {%s}: takes no parameters", text[i+1:end])
 			}
+			if lit.Len() > 0 {
+				t.parts = append(t.parts, part{lit: lit.String()})
+				lit.Reset()
+			}
+			t.parts = append(t.parts, part{name: name, own: own})
+			i = end
+			continue
+		}
+		if own := fastNumber(name, params); own != nil {
 			if lit.Len() > 0 {
 				t.parts = append(t.parts, part{lit: lit.String()})
 				lit.Reset()
