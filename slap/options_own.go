@@ -79,7 +79,7 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				"and as extra columns after the seven CSV columns."},
 		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &own.JSON,
 			Help: "Write the run as one JSON document (options, server, per-benchmark figures and " +
-				"latency histograms) to FILE; to stdout (implying --silent) when FILE is omitted or '-'.",
+				"latency histograms) to the file named; to stdout (implying --silent) when no name or '-' is given.",
 			Hook: func(getopt.Setting) error { own.JSONSet = true; return nil }},
 		{Name: "show-progress", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ShowProgress,
 			Help: "Show a live progress line on stderr when it is a terminal and output is not silent " +
