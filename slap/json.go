@@ -50,7 +50,7 @@ type ServerInfo struct {
 var serverVariables = []string{
 	"default_storage_engine", "default_tmp_storage_engine", "innodb_buffer_pool_size", "max_connections",
 	"innodb_flush_log_at_trx_commit", "innodb_log_file_size", "innodb_flush_method", "sync_binlog", "log_bin",
-	"transaction_isolation", "thread_handling", "version_compile_machine",
+	"transaction_isolation", "tx_isolation", "thread_handling", "version_compile_machine",
 }
 
 // JSONBenchmark is one engine × concurrency result.
