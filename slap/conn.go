@@ -378,7 +378,6 @@ type dbConn struct {
 // connector opens dbConns for one driver configuration.
 type connector struct {
 	cfg         *mysql.Config
-	drv         driver.Connector
 	initCommand string // --init-command, run after every (re)connect
 }
 
@@ -407,11 +406,11 @@ func newConnector(cfg *mysql.Config, initCommand string) (*connector, error) {
 		}
 		return tc, nil
 	}
-	drv, err := mysql.NewConnector(cfg)
-	if err != nil {
+	// Validate the configuration now; connect makes a connector per connection.
+	if _, err := mysql.NewConnector(cfg); err != nil {
 		return nil, err
 	}
-	return &connector{cfg: cfg, drv: drv, initCommand: initCommand}, nil
+	return &connector{cfg: cfg, initCommand: initCommand}, nil
 }
 
 // connect opens a connection; slot (may be nil) records its socket. With
@@ -421,7 +420,14 @@ func (c *connector) connect(slot *connSlot) (*dbConn, error) {
 	if slot != nil {
 		ctx = context.WithValue(ctx, dialSlotKey{}, slot)
 	}
-	drv, err := c.drv.Connect(ctx)
+	// A connector of its own per connection: the driver writes to its
+	// connector's Config during the handshake (TLS=nil when "preferred" TLS
+	// falls back to plaintext), a data race when clients connect at once.
+	own, err := mysql.NewConnector(c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := own.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
