@@ -2,13 +2,8 @@ package slap
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"strings"
-	"syscall"
 
 	mrand "math/rand"
 
@@ -203,10 +198,7 @@ func (pr *onlyPrinter) client(limit uint64, id int) {
 	}
 }
 
-// system runs a --pre-system / --post-system command as system(3) would,
-// after flushing what was printed so far so that the output stays in
-// execution order. A non-zero status is a warning, as in mysqlslap, with
-// the raw wait status (exit 3 → 768).
+// system flushes what was printed so far, then runs the hook command.
 func (pr *onlyPrinter) system(which, command string) error {
 	if command == "" {
 		return nil
@@ -214,27 +206,5 @@ func (pr *onlyPrinter) system(which, command string) error {
 	if err := pr.out.Flush(); err != nil {
 		return err
 	}
-	status, err := runSystem(command, pr.stdout, pr.stderr)
-	if err != nil {
-		return fmt.Errorf("--%s: %w", strings.ReplaceAll(which, "_", "-"), err)
-	}
-	if status != 0 {
-		fmt.Fprintf(pr.stderr, "Warning: Execution of %s option returned %d.\n", which, status)
-	}
-	return nil
-}
-
-// runSystem runs command with /bin/sh -c and returns its raw wait status.
-func runSystem(command string, stdout, stderr io.Writer) (int, error) {
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		return 0, err
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		return int(ws), nil
-	}
-	return cmd.ProcessState.ExitCode() << 8, nil
+	return runSystemHook(which, command, pr.stdout, pr.stderr)
 }

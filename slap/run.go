@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/goslap/goslap/internal/templates"
@@ -341,32 +338,10 @@ func (r *runner) mainExec(stmt string) error {
 	return nil
 }
 
-// system runs --pre-system/--post-system through /bin/sh -c like system(3)
-// and warns with the raw wait status when it is not 0 (mysqlslap prints
-// exit status 3 as 768).
+// system runs a --pre-system/--post-system hook (see runSystemHook).
 func (r *runner) system(name, command string) error {
-	if command == "" {
-		return nil
-	}
-	if f, ok := r.out.Stdout.(interface{ Flush() error }); ok {
-		if err := f.Flush(); err != nil {
-			return Exitf(1, "writing to stdout: %v", err)
-		}
-	}
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Stdin = os.Stdin
-	cmd.Stdout = r.out.Stdout
-	cmd.Stderr = r.out.Stderr
-	status := -1 // what system(3) returns when no shell could be started
-	if err := cmd.Run(); err == nil {
-		status = 0
-	} else if cmd.ProcessState != nil {
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-			status = int(ws)
-		}
-	}
-	if status != 0 {
-		fmt.Fprintf(r.out.Stderr, "Warning: Execution of %s option returned %d.\n", name, status)
+	if err := runSystemHook(name, command, r.out.Stdout, r.out.Stderr); err != nil {
+		return Exitf(1, "%v", err)
 	}
 	return nil
 }
