@@ -134,7 +134,9 @@ func TestComparisonTwoSandboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{">bp32M innodb<", ">bp32M myisam<", ">bp128M innodb<", ">bp128M myisam<",
-		">" + compare.XLabel + "<", ">" + compare.QPSLabel + "<", ">" + compare.ChartTitle + "<"} {
+		">" + compare.XLabel + "<", ">" + compare.QPSLabel + "<", ">" + compare.ChartTitle + "<",
+		// The runner measures every query, so the p99 panel is drawn too.
+		">" + compare.LatencyTitle + "<", ">" + compare.LatencyLabel + "<"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("chart lacks text %q", want)
 		}
