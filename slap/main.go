@@ -59,7 +59,11 @@ func run(args []string, env Env) int {
 	if sandbox.Active() {
 		_, err = RunTargets(o, sandbox, plan, out)
 	} else {
-		_, err = RunWithSignals(o, plan, out)
+		var results []BenchmarkResult
+		results, err = RunWithSignals(o, plan, out)
+		if err == nil && sandbox.Plot != "" {
+			err = PlotRun(sandbox.Plot, o, results)
+		}
 	}
 	if buffered != nil {
 		if ferr := buffered.Flush(); ferr != nil && err == nil {
