@@ -1,0 +1,372 @@
+// Command slapbench runs goslap and mariadb-slap side by side against one
+// throwaway MariaDB server (internal/testserver) and prints a Markdown table
+// of medians and ratios goslap / mariadb-slap.
+//
+// Each workload runs -runs times per tool, the two tools alternating (and the
+// order flipping every round) so that the noise of a shared machine hits both
+// alike. Wall time is what each tool reports ("Average number of seconds to
+// run all queries"); client CPU (user+sys) and max RSS come from the child's
+// rusage (wait4), i.e. the whole process, create phase included. The server's
+// CPU during each run is read from /proc/<pid>/stat.
+//
+//	go run ./bench/slapbench -goslap ./goslap -runs 5
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/goslap/goslap/internal/testserver"
+)
+
+// workload is one row of the table.
+type workload struct {
+	name    string
+	load    string // --auto-generate-sql-load-type
+	clients int
+	solo    bool // goslap only unless -baseline-solo (the -c 10000 row)
+}
+
+type sample struct {
+	wall   float64 // seconds, as the tool reports it
+	cpu    float64 // client user+sys seconds
+	user   float64
+	sys    float64
+	rssKB  int64
+	server float64 // server CPU seconds during the run
+}
+
+type tool struct {
+	name string
+	path string
+}
+
+func main() {
+	var (
+		goslap    = flag.String("goslap", "./goslap", "goslap binary")
+		baseline  = flag.String("baseline", "mariadb-slap", "mysqlslap binary to compare with")
+		runs      = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
+		queries   = flag.Int("queries", 100000, "--number-of-queries")
+		only      = flag.String("only", "", "comma-separated workload names to run (default all), e.g. key-16,key-1000")
+		bigRuns   = flag.Int("big-runs", 1, "runs of the -c 10000 row")
+		bigBase   = flag.Bool("big-baseline", false, "also run the baseline at -c 10000")
+		timeout   = flag.Duration("timeout", 5*time.Minute, "limit for one run")
+		extra     = flag.String("server-options", "", "extra mariadbd options, comma-separated")
+		tmp       = flag.String("tmpdir", "", "parent of the server directory (default $TMPDIR)")
+		verbose   = flag.Bool("v", false, "print every run")
+		goslapEnv = flag.String("goslap-env", "", "extra environment for goslap only, comma-separated NAME=VALUE (for experiments)")
+		serve     = flag.Bool("serve", false, "only start the server, print its socket and wait for Ctrl-C (for profiling by hand)")
+	)
+	flag.Parse()
+
+	workloads := []workload{
+		{"key-16", "key", 16, false},
+		{"key-1000", "key", 1000, false},
+		{"read-16", "read", 16, false},
+		{"write-16", "write", 16, false},
+		{"mixed-16", "mixed", 16, false},
+		{"key-10000", "key", 10000, true},
+	}
+	if *only != "" {
+		want := strings.Split(*only, ",")
+		workloads = slices.DeleteFunc(workloads, func(w workload) bool { return !slices.Contains(want, w.name) })
+	}
+	// -goslap is a binary, or NAME=PATH,NAME=PATH to compare variants
+	// (each gets its own rows; ratios are always against the baseline).
+	var variants []tool
+	for _, spec := range strings.Split(*goslap, ",") {
+		name, path, ok := strings.Cut(spec, "=")
+		if !ok {
+			name, path = "goslap", spec
+		}
+		abs, err := filepath.Abs(path)
+		check(err)
+		variants = append(variants, tool{name, abs})
+	}
+	bl, err := exec.LookPath(*baseline)
+	check(err)
+	const base = "mariadb-slap"
+	tools := append(slices.Clone(variants), tool{base, bl})
+
+	maxConn := 1200
+	for _, w := range workloads {
+		maxConn = max(maxConn, w.clients+1000)
+	}
+	// The server must hold every client at once (max_connections, open
+	// files, thread stacks); innodb_flush_log_at_trx_commit=2 keeps the write
+	// rows from being a measurement of fsync, which would hide the client.
+	opts := []string{
+		"open-files-limit=" + strconv.Itoa(2*maxConn+2000),
+		"thread-cache-size=" + strconv.Itoa(min(maxConn, 16384)),
+		"back-log=" + strconv.Itoa(min(maxConn, 65535)),
+		"innodb-flush-log-at-trx-commit=2",
+		"innodb-buffer-pool-size=256M",
+		"table-open-cache=400",
+	}
+	if *extra != "" {
+		opts = append(opts, strings.Split(*extra, ",")...)
+	}
+	raiseNofile(uint64(2*maxConn + 2000))
+	fmt.Fprintf(os.Stderr, "slapbench: starting mariadbd (max_connections=%d)...\n", maxConn)
+	srv, err := testserver.Start(testserver.Config{MaxConnections: maxConn, Options: opts, TempDir: *tmp})
+	check(err)
+	defer srv.Stop()
+	stopOnSignal(srv)
+	serverPID := readPID(srv)
+	if *serve {
+		fmt.Printf("socket %s pid %d\n", srv.Socket, serverPID)
+		select {}
+	}
+
+	common := []string{"--no-defaults", "--socket=" + srv.Socket, "--user=root",
+		"-a", "--auto-generate-sql-add-autoincrement", "--engine=innodb",
+		"--number-of-queries=" + strconv.Itoa(*queries)}
+
+	results := map[string]map[string][]sample{}
+	var order []string
+	for _, w := range workloads {
+		n := *runs
+		ts := tools
+		if w.solo {
+			n = *bigRuns
+			if !*bigBase {
+				ts = variants
+			}
+		}
+		args := append(slices.Clone(common), "--auto-generate-sql-load-type="+w.load, "-c", strconv.Itoa(w.clients))
+		results[w.name] = map[string][]sample{}
+		order = append(order, w.name)
+		for round := range n {
+			// Rotate the order every round so no tool always runs first.
+			seq := slices.Clone(ts)
+			k := round % len(seq)
+			seq = append(seq[k:], seq[:k]...)
+			if round%2 == 1 {
+				slices.Reverse(seq)
+			}
+			for _, t := range seq {
+				var env []string
+				if t.name != base && *goslapEnv != "" {
+					env = strings.Split(*goslapEnv, ",")
+				}
+				s, err := runOnce(t.path, args, env, serverPID, *timeout)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "slapbench: %s %s: %v\n", w.name, t.name, err)
+					os.Exit(1)
+				}
+				results[w.name][t.name] = append(results[w.name][t.name], s)
+				if *verbose {
+					fmt.Fprintf(os.Stderr, "%-10s %-13s wall %.3f s  cpu %.3f s (u %.3f s %.3f)  rss %d MB  server cpu %.3f s\n",
+						w.name, t.name, s.wall, s.cpu, s.user, s.sys, s.rssKB/1024, s.server)
+				}
+			}
+		}
+	}
+
+	fmt.Printf("Machine: %s\n", machine())
+	fmt.Printf("Date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Printf("Server: %s, %d queries per run (%s), medians of %d runs (-c 10000: %d)\n\n",
+		srv.Version, *queries, "innodb, --auto-generate-sql-add-autoincrement", *runs, *bigRuns)
+	fmt.Println("| workload | tool | wall s | wall ratio | client CPU s (user+sys) | CPU ratio | µs CPU/query | max RSS MB | RSS ratio | server CPU s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	for _, name := range order {
+		b, haveB := results[name][base]
+		var m median
+		if haveB {
+			m = medians(b)
+			fmt.Printf("| %s | %s | %.3f | 1 | %.2f | 1 | %.1f | %.1f | 1 | %.2f |\n",
+				name, base, m.wall, m.cpu, m.cpu/float64(*queries)*1e6, m.rss, m.server)
+		}
+		for _, v := range variants {
+			ss, ok := results[name][v.name]
+			if !ok {
+				continue
+			}
+			g := medians(ss)
+			ratio := func(a, b float64) string {
+				if !haveB {
+					return "—"
+				}
+				return fmt.Sprintf("**%.2f**", a/b)
+			}
+			fmt.Printf("| %s | %s | %.3f | %s | %.2f | %s | %.1f | %.1f | %s | %.2f |\n",
+				name, v.name, g.wall, ratio(g.wall, m.wall), g.cpu, ratio(g.cpu, m.cpu),
+				g.cpu/float64(*queries)*1e6, g.rss, ratio(g.rss, m.rss), g.server)
+		}
+	}
+}
+
+type median struct{ wall, cpu, rss, server float64 }
+
+func medians(ss []sample) median {
+	pick := func(f func(sample) float64) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return median{
+		wall:   pick(func(s sample) float64 { return s.wall }),
+		cpu:    pick(func(s sample) float64 { return s.cpu }),
+		rss:    pick(func(s sample) float64 { return float64(s.rssKB) / 1024 }),
+		server: pick(func(s sample) float64 { return s.server }),
+	}
+}
+
+var avgRE = regexp.MustCompile(`Average number of seconds to run all queries: ([0-9.]+) seconds`)
+
+// runOnce runs one benchmark process and measures it.
+func runOnce(bin string, args, env []string, serverPID int, timeout time.Duration) (sample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	before := procCPU(serverPID)
+	err := cmd.Run()
+	after := procCPU(serverPID)
+	if err != nil {
+		return sample{}, fmt.Errorf("%v\n%s%s", err, tailText(out.String()), tailText(errb.String()))
+	}
+	m := avgRE.FindStringSubmatch(out.String())
+	if m == nil {
+		return sample{}, fmt.Errorf("no timing in the output:\n%s%s", out.String(), errb.String())
+	}
+	if errb.Len() > 0 {
+		return sample{}, fmt.Errorf("unexpected stderr:\n%s", tailText(errb.String()))
+	}
+	wall, _ := strconv.ParseFloat(m[1], 64)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	user := tv(ru.Utime)
+	sys := tv(ru.Stime)
+	return sample{wall: wall, cpu: user + sys, user: user, sys: sys, rssKB: ru.Maxrss, server: after - before}, nil
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+// procCPU is a process's user+sys CPU seconds from /proc/<pid>/stat.
+func procCPU(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the ")" of the command name: state is field 3, utime 14, stime 15.
+	s := string(b)
+	s = s[strings.LastIndexByte(s, ')')+2:]
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // USER_HZ is 100 on Linux
+}
+
+func readPID(s *testserver.Server) int {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "mysqld.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// raiseNofile lifts this process's soft (and, as root, hard) open-file
+// limit; children (the server, the clients) inherit it.
+func raiseNofile(want uint64) {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return
+	}
+	if lim.Max < want {
+		hard := lim
+		hard.Max, hard.Cur = want, want
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &hard) == nil {
+			return
+		}
+	}
+	lim.Cur = min(max(lim.Cur, want), lim.Max)
+	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+}
+
+func tailText(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func stopOnSignal(s *testserver.Server) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		_ = s.Stop()
+		os.Exit(130)
+	}()
+}
+
+func check(err error) {
+	if err != nil {
+		if errors.Is(err, testserver.ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "slapbench: %v (install with: %s)\n", err, testserver.InstallHint)
+		} else {
+			fmt.Fprintln(os.Stderr, "slapbench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// machine describes the box: CPU model, cores, memory, kernel.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
+				mem = fmt.Sprintf(", %.0f GB RAM", kb/1024/1024)
+			}
+		}
+	}
+	kernel := ""
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		kernel = ", Linux " + strings.TrimSpace(string(b))
+	}
+	return fmt.Sprintf("%d cores (%s)%s%s, %s", runtime.NumCPU(), model, mem, kernel, runtime.Version())
+}
