@@ -1,0 +1,174 @@
+package slap
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/testserver"
+)
+
+// Benchmarks of the per-query hot path against the package's test server
+// (they skip without one). They run only under -bench:
+//
+//	go test ./slap -run '^$' -bench . -benchmem
+//	go test ./slap -run '^$' -bench Load -benchtime 200000x -cpuprofile cpu.out -memprofile mem.out
+//
+// allocs/op is per executed query throughout.
+
+const benchSchema = "goslap_bench"
+
+// benchTable creates goslap_bench.t1 as -a --auto-generate-sql-add-autoincrement
+// does, with 100 rows, and returns the key list.
+func benchTable(b *testing.B, s *testserver.Server) []string {
+	b.Helper()
+	db, err := s.OpenDB("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{
+		"DROP SCHEMA IF EXISTS " + benchSchema,
+		"CREATE SCHEMA " + benchSchema,
+		"CREATE TABLE " + benchSchema + ".t1 (id serial,intcol1 INT(32) ,charcol1 VARCHAR(128)) ENGINE=InnoDB",
+	}
+	for _, st := range stmts {
+		if _, err := db.Exec(st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	keys := make([]string, 100)
+	for i := range keys {
+		if _, err := db.Exec("INSERT INTO "+benchSchema+".t1 VALUES (NULL,?,?)", i*7919, fmt.Sprintf("%0126d", i)); err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = strconv.Itoa(i + 1)
+	}
+	b.Cleanup(func() {
+		if db, err := s.OpenDB(""); err == nil {
+			db.Exec("DROP SCHEMA IF EXISTS " + benchSchema)
+			db.Close()
+		}
+	})
+	return keys
+}
+
+// benchOptions are mysqlslap's defaults pointed at the test server.
+func benchOptions(s *testserver.Server) *Options {
+	return &Options{
+		LoadType:       "mixed",
+		UniqueQueryNum: 10,
+		UniqueWriteNum: 10,
+		WriteNumber:    100,
+		NumberCharCols: "1",
+		NumberIntCols:  "1",
+		Delimiter:      "\n",
+		Concurrency:    "1",
+		Iterations:     1,
+		CreateSchema:   benchSchema,
+		Socket:         s.Socket,
+		Port:           3306,
+		User:           "root",
+		SSL:            true,
+	}
+}
+
+func benchConn(b *testing.B, s *testserver.Server) *dbConn {
+	b.Helper()
+	cfg, err := DriverConfig(benchOptions(s), benchSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cn, err := newConnector(cfg, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := cn.connect(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.close)
+	return c
+}
+
+// BenchmarkExec is dbConn.exec, one statement with its results drained:
+// the driver's share of a query (one round trip on one connection).
+func BenchmarkExec(b *testing.B) {
+	s := testserver.Require(b)
+	benchTable(b, s)
+	c := benchConn(b, s)
+	for _, tc := range []struct{ name, stmt string }{
+		{"key", "SELECT intcol1,charcol1 FROM t1 WHERE id =  '42'"},
+		{"read-100rows", "SELECT intcol1,charcol1 FROM t1"},
+		{"update", "UPDATE t1 SET intcol1 = 5 WHERE id =  '42'"},
+		{"do", "DO 1"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.exec(tc.stmt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStatement is one client's step as the load phase runs it: key
+// appended into the client's buffer, the round trip, the latency recorded.
+func BenchmarkStatement(b *testing.B) {
+	s := testserver.Require(b)
+	keys := benchTable(b, s)
+	c := benchConn(b, s)
+	lp := &loadPhase{
+		texts:    []string{"SELECT intcol1,charcol1 FROM t1 WHERE id = "},
+		needsKey: []bool{true},
+	}
+	cr := &clientRun{lp: lp, conn: c, keys: keys, rec: latency.NewRecorder(false), base: time.Now(),
+		rng: rand.New(rand.NewPCG(1, 2)), own: &clientOwn{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !cr.statement(0, true) {
+			b.Fatal("statement failed")
+		}
+	}
+}
+
+// BenchmarkLoad is a whole goslap run of b.N auto-generated queries
+// (-a --auto-generate-sql-add-autoincrement, innodb) at several
+// concurrencies; ns/op and allocs/op are per query, create phase and
+// connections included (amortised over b.N).
+func BenchmarkLoad(b *testing.B) {
+	s := testserver.Require(b)
+	for _, tc := range []struct {
+		load    string
+		clients int
+	}{{"key", 1}, {"key", 16}, {"key", 256}, {"read", 16}, {"write", 16}, {"mixed", 16}} {
+		b.Run(fmt.Sprintf("%s-c%d", tc.load, tc.clients), func(b *testing.B) {
+			o := benchOptions(s)
+			o.AutoGenerateSQL = true
+			o.AddAutoIncrement = true
+			o.LoadType = tc.load
+			o.Engine, o.EngineSet = "innodb", true
+			o.Concurrency = strconv.Itoa(tc.clients)
+			o.NumberOfQueries = uint64(max(b.N, tc.clients))
+			o.Silent = true
+			p, err := BuildPlan(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			if _, err := Run(context.Background(), o, p, Output{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(o.NumberOfQueries)/time.Since(start).Seconds(), "queries/s")
+		})
+	}
+}
