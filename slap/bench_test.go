@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/testserver"
 )
 
@@ -129,7 +128,7 @@ func BenchmarkStatement(b *testing.B) {
 		texts:    []string{"SELECT intcol1,charcol1 FROM t1 WHERE id = "},
 		needsKey: []bool{true},
 	}
-	cr := &clientRun{lp: lp, conn: c, keys: keys, rec: latency.NewRecorder(false), base: time.Now(),
+	cr := &clientRun{lp: lp, conn: c, keys: keys, lat: &clientLatency{}, base: time.Now(),
 		rng: rand.New(rand.NewPCG(1, 2)), own: &clientOwn{}}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,7 +8,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/templates"
 )
 
@@ -60,6 +59,7 @@ type loadPhase struct {
 	base      time.Time
 	// measured is the measured wall time of the phase (warm-up excluded).
 	measured time.Duration
+	lat      []clientLatency // each client's latencies, folded at the end
 }
 
 func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhase {
@@ -87,8 +87,11 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 	lp.tmpl = r.own.query
 	lp.cs = make([]clientOwn, clients)
 	lp.limits = make([]uint64, clients)
+	// Latencies are kept per client in lp.lat and folded into one recorder
+	// when the phase ends (clientlatency.go); cs[i].rec stays nil until then.
+	lp.lat = make([]clientLatency, clients)
 	for i := range lp.cs {
-		lp.cs[i].rec = latency.NewRecorder(lp.timing.paced)
+		lp.lat[i].paced = lp.timing.paced
 		if lp.tmpl != nil {
 			lp.cs[i].rand = r.own.clientRand(lp.seq, i)
 			lp.cs[i].buf = make([]byte, 0, 256)
@@ -169,6 +172,7 @@ func (lp *loadPhase) run() (int64, error) {
 		measuredFrom = end
 	}
 	lp.measured = end.Sub(measuredFrom)
+	lp.foldLatency()
 	return iterationMillis(measuredFrom, end), nil
 }
 
@@ -251,7 +255,7 @@ func (lp *loadPhase) client(id int) {
 	}
 	c := &clientRun{lp: lp, id: id, slot: slot, conn: conn, own: &lp.cs[id], base: lp.base,
 		timing: lp.timing, tmpl: lp.tmpl, keys: lp.keys, progress: lp.progress}
-	c.rec = c.own.rec
+	c.lat = &lp.lat[id]
 	defer func() {
 		if c.conn != nil {
 			c.conn.close()
@@ -361,7 +365,7 @@ type clientRun struct {
 	conn     *dbConn
 	echo     bool
 	own      *clientOwn
-	rec      *latency.Recorder
+	lat      *clientLatency
 	base     time.Time
 	timing   loadTiming
 	tmpl     []*templates.Template
@@ -430,9 +434,9 @@ func (c *clientRun) statement(pos int, measure bool) bool {
 	}
 	if measure {
 		if c.timing.paced {
-			c.rec.RecordPaced(t1.Sub(t0), c.lastEnd-due, t0.Sub(c.base)-due)
+			c.lat.recordPaced(t1.Sub(t0), c.lastEnd-due, t0.Sub(c.base)-due)
 		} else {
-			c.rec.Record(t1.Sub(t0))
+			c.lat.record(t1.Sub(t0))
 		}
 	}
 	if c.timing.deadline > 0 && c.lastEnd >= c.timing.deadline {
@@ -474,7 +478,7 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 		return false
 	}
 	if measure {
-		c.rec.Error(code, msg)
+		c.lat.recorder().Error(code, msg)
 	}
 	if !broken {
 		return true
@@ -496,7 +500,7 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 		return false
 	}
 	c.conn = conn
-	c.rec.Reconnects++
+	c.lat.recorder().Reconnects++
 	if lp.commit > 0 {
 		return lp.send(c.conn, "SET AUTOCOMMIT=0", c.echo)
 	}

@@ -1,0 +1,60 @@
+package slap
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/latency"
+)
+
+// TestClientLatencyFoldsExactly: raw samples, a client's own histogram
+// after overflow, errors and lags all end up in the phase's one recorder
+// with the figures direct recording gives.
+func TestClientLatencyFoldsExactly(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		want := latency.NewRecorder(paced)
+		lp := &loadPhase{timing: loadTiming{paced: paced}, cs: make([]clientOwn, 3), lat: make([]clientLatency, 3)}
+		counts := []int{10, flushSamples*2 + 7, 0}
+		for i, n := range counts {
+			l := &lp.lat[i]
+			l.paced = paced
+			for range n {
+				d := time.Duration(rng.Int64N(int64(2 * time.Second)))
+				if paced {
+					lag := time.Duration(rng.Int64N(int64(time.Millisecond)))
+					l.recordPaced(d, d+lag, lag)
+					want.RecordPaced(d, d+lag, lag)
+				} else {
+					l.record(d)
+					want.Record(d)
+				}
+			}
+		}
+		lp.lat[2].recorder().Error(1062, "dup")
+		want.Error(1062, "dup")
+		lp.lat[1].recorder().Reconnects++
+		want.Reconnects++
+
+		lp.foldLatency()
+		got := lp.cs[0].rec
+		if lp.cs[1].rec != nil || lp.cs[2].rec != nil {
+			t.Fatal("only the first client may hold the phase's recorder")
+		}
+		if g, w := latency.Figures(got.Service), latency.Figures(want.Service); g != w {
+			t.Errorf("paced=%v service: got %+v, want %+v", paced, g, w)
+		}
+		if paced {
+			if g, w := latency.Figures(got.Intended), latency.Figures(want.Intended); g != w {
+				t.Errorf("intended: got %+v, want %+v", g, w)
+			}
+			if got.MaxLag != want.MaxLag {
+				t.Errorf("max lag %v, want %v", got.MaxLag, want.MaxLag)
+			}
+		}
+		if got.Errors[1062] != 1 || got.Reconnects != 1 {
+			t.Errorf("errors %v reconnects %d", got.Errors, got.Reconnects)
+		}
+	}
+}
