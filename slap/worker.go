@@ -17,6 +17,10 @@ const (
 	connectBackoff  = 100 * time.Millisecond
 )
 
+// connectParallel bounds the connects in flight (see loadPhase.connect):
+// below MariaDB's smallest automatic back_log (80) and Linux's somaxconn.
+const connectParallel = 64
+
 // abortGrace is how long an aborted load waits for clients to finish their
 // current statement before it closes their sockets and KILLs their
 // statements on the server.
@@ -60,6 +64,8 @@ type loadPhase struct {
 	// measured is the measured wall time of the phase (warm-up excluded).
 	measured time.Duration
 	lat      []clientLatency // each client's latencies, folded at the end
+
+	connecting chan struct{} // one token per connect in flight
 }
 
 func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhase {
@@ -72,6 +78,8 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 		detach:  max(r.p.Detach, 0),
 		failed:  make(chan struct{}),
 		slots:   make([]connSlot, clients),
+
+		connecting: make(chan struct{}, connectParallel),
 	}
 	lp.texts = make([]string, len(r.p.Query))
 	lp.needsKey = make([]bool, len(r.p.Query))
@@ -221,11 +229,19 @@ func (lp *loadPhase) err() error {
 
 // connect opens a client connection with mysqlslap's retries (10 × 100 ms),
 // giving up early when the load is being stopped.
+//
+// At most connectParallel clients are inside a connect at once: thousands
+// of simultaneous connects overflow the server's listen backlog (back_log,
+// somaxconn) and fail with EAGAIN on a Unix socket or time out on TCP, and
+// the server accepts them one by one anyway.
 func (lp *loadPhase) connect(slot *connSlot) (*dbConn, error) {
 	var err error
 	for attempt := 0; attempt < connectAttempts; attempt++ {
 		var c *dbConn
-		if c, err = lp.r.workers.connect(slot); err == nil {
+		lp.connecting <- struct{}{}
+		c, err = lp.r.workers.connect(slot)
+		<-lp.connecting
+		if err == nil {
 			return c, nil
 		}
 		if lp.stop.Load() {
