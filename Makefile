@@ -29,5 +29,14 @@ demo: deps build
 	  --concurrency=10,50,100 --iterations=3 --number-of-queries=5000 --plot=$(DEMO_PLOT)
 	@echo "chart: $(DEMO_PLOT)"
 
+# bench: goslap against mariadb-slap on one throw-away server (bench/slapbench):
+# key, read, write and mixed loads of 100000 queries at 16 clients, key at
+# 1000 and 10000 clients; runs alternated, medians of BENCH_RUNS; prints the
+# Markdown table of BENCHMARKS.md (progress on stderr). About 5 minutes.
+BENCH_RUNS ?= 5
+BENCH_FLAGS ?=
+bench: deps build
+	$(GO) run ./bench/slapbench -goslap ./goslap -runs $(BENCH_RUNS) -big-runs 3 -big-baseline $(BENCH_FLAGS)
+
 clean:
 	rm -f goslap
