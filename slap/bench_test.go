@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // Benchmarks of the per-query hot path against the package's test server
@@ -98,7 +99,7 @@ func benchConn(b *testing.B, s *testserver.Server) *dbConn {
 // BenchmarkExec is dbConn.exec, one statement with its results drained:
 // the driver's share of a query (one round trip on one connection).
 func BenchmarkExec(b *testing.B) {
-	s := testserver.Require(b)
+	s := servertest.Require(b)
 	benchTable(b, s)
 	c := benchConn(b, s)
 	for _, tc := range []struct{ name, stmt string }{
@@ -121,7 +122,7 @@ func BenchmarkExec(b *testing.B) {
 // BenchmarkStatement is one client's step as the load phase runs it: key
 // appended into the client's buffer, the round trip, the latency recorded.
 func BenchmarkStatement(b *testing.B) {
-	s := testserver.Require(b)
+	s := servertest.Require(b)
 	keys := benchTable(b, s)
 	c := benchConn(b, s)
 	lp := &loadPhase{
@@ -143,7 +144,7 @@ func BenchmarkStatement(b *testing.B) {
 // concurrencies; ns/op and allocs/op are per query, create phase and
 // connections included (amortised over b.N).
 func BenchmarkLoad(b *testing.B) {
-	s := testserver.Require(b)
+	s := servertest.Require(b)
 	for _, tc := range []struct {
 		load    string
 		clients int

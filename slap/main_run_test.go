@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // runMain runs the goslap command in-process against the test server.
@@ -28,7 +29,7 @@ func runMain(t *testing.T, s *testserver.Server, args ...string) (code int, stdo
 // TestMainPlotsAPlainRun checks Main's wiring of --plot for a run without
 // sandboxes or targets: one series, one point per concurrency level.
 func TestMainPlotsAPlainRun(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	chart := filepath.Join(t.TempDir(), "run.svg")
 	code, stdout, stderr := runMain(t, s, "-a", "-c", "1,2,3", "--number-of-queries=60", "--plot="+chart)
 	if code != 0 {
@@ -51,7 +52,7 @@ func TestMainPlotsAPlainRun(t *testing.T) {
 // TestMainAppendsCSVToAFile checks that --csv=FILE appends one line per
 // concurrency level and prints no Benchmark block (spec 4.2).
 func TestMainAppendsCSVToAFile(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	csv := filepath.Join(t.TempDir(), "out.csv")
 	for range 2 {
 		code, stdout, stderr := runMain(t, s, "-a", "-c", "1,2", "--csv="+csv)

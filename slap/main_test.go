@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // update rewrites golden files: go test ./slap -run Golden -update
@@ -22,7 +23,7 @@ const (
 // TestMain starts one private server for the package's integration tests
 // (they skip without a server binary, and fail under CI=true).
 func TestMain(m *testing.M) {
-	code := testserver.Run(m, testserver.Config{}, func(s *testserver.Server) error {
+	code := servertest.Run(m, testserver.Config{}, func(s *testserver.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err

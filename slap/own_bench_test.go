@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // BenchmarkLoadSelect1 is the whole per-query cost of a client (round trip
@@ -12,7 +12,7 @@ import (
 // ns/op with internal/latency's BenchmarkRecord for the share of the
 // measurement. go test ./slap -run XXX -bench LoadSelect1
 func BenchmarkLoadSelect1(b *testing.B) {
-	s := testserver.Require(b)
+	s := servertest.Require(b)
 	for _, tmpl := range []bool{false, true} {
 		name := "plain"
 		if tmpl {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // ownTable gives a run its own schema with one table t, so workers have a
@@ -24,7 +24,7 @@ func ownTable(o *Options, table string) {
 func within(got, want, frac float64) bool { return math.Abs(got-want) <= want*frac }
 
 func TestOwnRunTimeHonoured(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	ownTable(o, "CREATE TABLE t (id INT)")
@@ -53,7 +53,7 @@ func TestOwnRunTimeHonoured(t *testing.T) {
 
 // TestOwnWarmupExcluded: warm-up queries run (rows exist) but are in no figure.
 func TestOwnWarmupExcluded(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	for _, timeBound := range []bool{true, false} {
@@ -87,7 +87,7 @@ func TestOwnWarmupExcluded(t *testing.T) {
 }
 
 func TestOwnRateHeld(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	ownTable(o, "CREATE TABLE t (id INT)")
@@ -111,7 +111,7 @@ func TestOwnRateHeld(t *testing.T) {
 // TestOwnRateStalled: a rate the server cannot serve is reported, and the
 // time from the scheduled start shows the queueing the service time hides.
 func TestOwnRateStalled(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	ownTable(o, "CREATE TABLE t (id INT)")
@@ -129,7 +129,7 @@ func TestOwnRateStalled(t *testing.T) {
 }
 
 func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	o := slapOptions(t, s)
@@ -165,7 +165,7 @@ func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
 }
 
 func TestOwnIgnoreErrorsKilledConnection(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	o := slapOptions(t, s)
@@ -218,7 +218,7 @@ func killWorkers(db *sql.DB, schema, stmt string, after time.Duration) int {
 }
 
 func TestOwnExactCount(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	for _, exact := range []bool{false, true} {
@@ -247,7 +247,7 @@ func TestOwnExactCount(t *testing.T) {
 
 // TestOwnJSONFile checks the document's schema against a real run.
 func TestOwnJSONFile(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	o.AutoGenerateSQL = true
@@ -300,7 +300,7 @@ func TestOwnJSONFile(t *testing.T) {
 
 // TestOwnJSONStdout: a bare --json is the only thing on stdout.
 func TestOwnJSONStdout(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	o.AutoGenerateSQL = true
@@ -313,7 +313,7 @@ func TestOwnJSONStdout(t *testing.T) {
 }
 
 func TestOwnTemplatesReproducible(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	contents := func(seed uint64) []string {
@@ -360,7 +360,7 @@ func TestOwnTemplatesReproducible(t *testing.T) {
 // TestOwnTemplatesOnlyPrint: --only-print shows the statements a real run
 // with the same --seed sends.
 func TestOwnTemplatesOnlyPrint(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	opts := func() *Options {
@@ -415,7 +415,7 @@ func TestOwnTemplatesOnlyPrint(t *testing.T) {
 
 // TestOwnOrdersExample runs examples/orders-* briefly.
 func TestOwnOrdersExample(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
 	o.Create, o.CreateSet = "../examples/orders-create.sql", true

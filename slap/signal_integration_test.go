@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 var (
@@ -57,7 +57,7 @@ func removeBinary() {
 }
 
 func TestBinaryInterruptedBySignal(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	bin := goslapBinary(t)

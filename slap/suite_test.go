@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 // suiteExpectation is what goslap must do with one command line of the
@@ -98,7 +98,7 @@ var suiteExpectations = map[int]suiteExpectation{
 // TestMysqlslapSuites runs every command line of MySQL's and MariaDB's own
 // mysqlslap test suites against the test server.
 func TestMysqlslapSuites(t *testing.T) {
-	s := testserver.Require(t)
+	s := servertest.Require(t)
 	db, err := s.OpenDB("")
 	if err != nil {
 		t.Fatal(err)

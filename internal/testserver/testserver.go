@@ -413,3 +413,7 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// InCI reports whether we run under CI (CI=true), where a test that needs a
+// server must fail rather than skip.
+func InCI() bool { return os.Getenv("CI") == "true" }

@@ -1,14 +1,17 @@
-package testserver
+package testserver_test
 
 import (
 	"os"
 	"testing"
+
+	. "github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
-func TestMain(m *testing.M) { Main(m, Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, Config{}, nil) }
 
 func TestServerAnswersOverSocketAndTCP(t *testing.T) {
-	s := Require(t)
+	s := servertest.Require(t)
 	db, err := s.OpenDB("")
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +34,7 @@ func TestServerAnswersOverSocketAndTCP(t *testing.T) {
 }
 
 func TestStartWithOptionsAndStopTwice(t *testing.T) {
-	Require(t)
+	servertest.Require(t)
 	s, err := Start(Config{MaxConnections: 50, Options: []string{"sql-mode=NO_ENGINE_SUBSTITUTION"}})
 	if err != nil {
 		t.Fatal(err)

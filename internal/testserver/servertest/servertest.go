@@ -1,4 +1,8 @@
-package testserver
+// Package servertest gives a test package one private server (see package
+// testserver) for all its tests: start it in TestMain, fetch it with Require.
+// It is separate from testserver so that goslap's binary, which uses
+// testserver for --sandbox, does not link package testing.
+package servertest
 
 import (
 	"errors"
@@ -7,17 +11,15 @@ import (
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/goslap/goslap/internal/testserver"
 )
 
 // shared is the package's server, set by Main; nil when none could be started.
 var (
-	shared    *Server
+	shared    *testserver.Server
 	sharedErr error // why shared is nil
 )
-
-// InCI reports whether we run under CI (CI=true), where a test that needs a
-// server must fail rather than skip.
-func InCI() bool { return os.Getenv("CI") == "true" }
 
 // Main is for a test package's TestMain: it starts one server for the whole
 // package, calls setup (if not nil) with it, runs the tests and stops the
@@ -25,25 +27,25 @@ func InCI() bool { return os.Getenv("CI") == "true" }
 // calls Require skips — except under CI=true, where Main fails at once.
 // Main does not return.
 //
-//	func TestMain(m *testing.M) { testserver.Main(m, testserver.Config{}, nil) }
-func Main(m *testing.M, cfg Config, setup func(*Server) error) {
+//	func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func Main(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) error) {
 	os.Exit(Run(m, cfg, setup))
 }
 
 // Run is Main without the os.Exit, for a TestMain with its own clean-up: it
 // returns the exit status for the test binary.
-func Run(m *testing.M, cfg Config, setup func(*Server) error) int {
-	s, err := Start(cfg)
+func Run(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) error) int {
+	s, err := testserver.Start(cfg)
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrNoServerBinary) && !InCI():
-		sharedErr = fmt.Errorf("%w; tests that need a server are skipped (install one with: %s)", err, InstallHint)
+	case errors.Is(err, testserver.ErrNoServerBinary) && !testserver.InCI():
+		sharedErr = fmt.Errorf("%w; tests that need a server are skipped (install one with: %s)", err, testserver.InstallHint)
 		fmt.Fprintln(os.Stderr, "testserver:", sharedErr)
 		return m.Run()
 	default:
 		fmt.Fprintf(os.Stderr, "testserver: cannot start a test server: %v\n", err)
-		if errors.Is(err, ErrNoServerBinary) {
-			fmt.Fprintf(os.Stderr, "testserver: install one with: %s\n", InstallHint)
+		if errors.Is(err, testserver.ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "testserver: install one with: %s\n", testserver.InstallHint)
 		}
 		return 1
 	}
@@ -75,16 +77,16 @@ func Run(m *testing.M, cfg Config, setup func(*Server) error) int {
 
 // Require returns the package's server started by Main. Without one it skips
 // the test, or fails it under CI=true.
-func Require(tb testing.TB) *Server {
+func Require(tb testing.TB) *testserver.Server {
 	tb.Helper()
 	if shared != nil {
 		return shared
 	}
-	msg := "no test server: TestMain did not call testserver.Main"
+	msg := "no test server: TestMain did not call servertest.Main"
 	if sharedErr != nil {
 		msg = sharedErr.Error()
 	}
-	if InCI() {
+	if testserver.InCI() {
 		tb.Fatal(msg)
 	}
 	tb.Skip(msg)
