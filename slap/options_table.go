@@ -31,10 +31,9 @@ type parseState struct {
 	opts *Options
 	env  *Env
 
-	strSet       map[string]bool // string options given at least once (else "(No default value)")
-	promptPass   bool            // bare -p / --password: ask on the terminal
-	protocolSeen bool
-	help         func() error
+	strSet     map[string]bool // string options given at least once (else "(No default value)")
+	promptPass bool            // bare -p / --password: ask on the terminal
+	help       func() error
 }
 
 // optionTable returns every option goslap knows, bound to st.opts, in

@@ -14,12 +14,11 @@ import (
 // MySQL/MariaDB mysqlslap test suites (spec section 5), where it follows
 // mysqlslap, and where spec section 8 makes it do better.
 type suiteExpectation struct {
-	code       int
-	stdout     func(t *testing.T, out string) // nil: must be empty
-	stderrHas  string                         // "" : stderr must be empty
-	before     []string                       // SQL run first (root, no schema)
-	after      func(t *testing.T, run func(string) string)
-	skipReason string
+	code      int
+	stdout    func(t *testing.T, out string) // nil: must be empty
+	stderrHas string                         // "" : stderr must be empty
+	before    []string                       // SQL run first (root, no schema)
+	after     func(t *testing.T, run func(string) string)
 }
 
 func noOutput() suiteExpectation { return suiteExpectation{} }
