@@ -59,24 +59,7 @@ func benchTable(b *testing.B, s *testserver.Server) []string {
 }
 
 // benchOptions are mysqlslap's defaults pointed at the test server.
-func benchOptions(s *testserver.Server) *Options {
-	return &Options{
-		LoadType:       "mixed",
-		UniqueQueryNum: 10,
-		UniqueWriteNum: 10,
-		WriteNumber:    100,
-		NumberCharCols: "1",
-		NumberIntCols:  "1",
-		Delimiter:      "\n",
-		Concurrency:    "1",
-		Iterations:     1,
-		CreateSchema:   benchSchema,
-		Socket:         s.Socket,
-		Port:           3306,
-		User:           "root",
-		SSL:            true,
-	}
-}
+func benchOptions(s *testserver.Server) *Options { return serverOptions(s, benchSchema) }
 
 func benchConn(b *testing.B, s *testserver.Server) *dbConn {
 	b.Helper()

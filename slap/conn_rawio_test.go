@@ -67,19 +67,7 @@ func TestTrackedConnRawIO(t *testing.T) {
 		}
 		wrote <- nil
 	}()
-	var got []byte
-	sizes := []int{4, 4096, 100, 4096, 4096, 7, 20000, 4096, 1}
-	for i := 0; ; i++ {
-		b := make([]byte, sizes[i%len(sizes)])
-		n, err := tc.Read(b)
-		got = append(got, b[:n]...)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	got := readInMixedSizes(t, tc)
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
 	}

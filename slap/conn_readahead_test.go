@@ -29,6 +29,19 @@ func TestTrackedConnReadAhead(t *testing.T) {
 		server.Close()
 	}()
 	tc := &trackedConn{Conn: client}
+	got := readInMixedSizes(t, tc)
+	if tc.rbuf == nil {
+		t.Error("read-ahead never switched on")
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, differing from the %d sent", len(got), len(want))
+	}
+}
+
+// readInMixedSizes reads tc to EOF with the driver's mix of small header
+// reads, 4 KB reads and large ones.
+func readInMixedSizes(t *testing.T, tc *trackedConn) []byte {
+	t.Helper()
 	var got []byte
 	sizes := []int{4, 4096, 100, 4096, 4096, 7, 20000, 4096, 1}
 	for i := 0; ; i++ {
@@ -36,16 +49,10 @@ func TestTrackedConnReadAhead(t *testing.T) {
 		n, err := tc.Read(b)
 		got = append(got, b[:n]...)
 		if err == io.EOF {
-			break
+			return got
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if tc.rbuf == nil {
-		t.Error("read-ahead never switched on")
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("read %d bytes, differing from the %d sent", len(got), len(want))
 	}
 }

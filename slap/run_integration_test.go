@@ -26,22 +26,18 @@ var schemaSeq atomic.Int64
 // server's socket as root, with a fresh schema name.
 func slapOptions(t *testing.T, s *testserver.Server) *Options {
 	t.Helper()
-	return &Options{
-		LoadType:       "mixed",
-		UniqueQueryNum: 10,
-		UniqueWriteNum: 10,
-		WriteNumber:    100,
-		NumberCharCols: "1",
-		NumberIntCols:  "1",
-		Delimiter:      "\n",
-		Concurrency:    "1",
-		Iterations:     1,
-		CreateSchema:   fmt.Sprintf("goslap_t%d", schemaSeq.Add(1)),
-		Socket:         s.Socket,
-		Port:           3306,
-		User:           "root",
-		SSL:            true, // MariaDB 10.11's default: TLS if offered
-	}
+	return serverOptions(s, fmt.Sprintf("goslap_t%d", schemaSeq.Add(1)))
+}
+
+// serverOptions are the parser's defaults, including those it applies after
+// parsing, pointed at the test server's socket as root and at schema.
+func serverOptions(s *testserver.Server, schema string) *Options {
+	o := newOptions()
+	o.Concurrency, o.NumberCharCols, o.NumberIntCols = "1", "1", "1"
+	o.CreateSchema = schema
+	o.Socket = s.Socket
+	o.User = "root"
+	return o
 }
 
 // slapRun is one goslap run: its stdout, stderr, results and error.
