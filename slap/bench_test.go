@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
@@ -61,21 +63,21 @@ func benchTable(b *testing.B, s *testserver.Server) []string {
 // benchOptions are mysqlslap's defaults pointed at the test server.
 func benchOptions(s *testserver.Server) *Options { return serverOptions(s, benchSchema) }
 
-func benchConn(b *testing.B, s *testserver.Server) *dbConn {
+func benchConn(b *testing.B, s *testserver.Server) *mysqlconn.Conn {
 	b.Helper()
 	cfg, err := DriverConfig(benchOptions(s), benchSchema)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cn, err := newConnector(cfg, "")
+	cn, err := mysqlconn.NewConnector(cfg, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := cn.connect(nil)
+	c, err := cn.Connect(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(c.close)
+	b.Cleanup(c.Close)
 	return c
 }
 
@@ -94,7 +96,7 @@ func BenchmarkExec(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := c.exec(tc.stmt); err != nil {
+				if err := c.Exec(tc.stmt); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/goslap/goslap/internal/latency"
 )
 
@@ -163,14 +165,14 @@ func structMap(v reflect.Value) map[string]any {
 }
 
 // serverInfo reads the version and the variables of ServerInfo on c.
-func serverInfo(c *dbConn) *ServerInfo {
+func serverInfo(c *mysqlconn.Conn) *ServerInfo {
 	si := &ServerInfo{Variables: map[string]string{}}
 	if c == nil {
 		si.Error = "not connected"
 		return si
 	}
 	one := func(expr string) (string, error) {
-		v, err := c.queryStrings("SELECT " + expr)
+		v, err := c.QueryStrings("SELECT " + expr)
 		if err != nil || len(v) == 0 {
 			return "", err
 		}
@@ -178,7 +180,7 @@ func serverInfo(c *dbConn) *ServerInfo {
 	}
 	var err error
 	if si.Version, err = one("@@version"); err != nil {
-		si.Error = errorText(err)
+		si.Error = mysqlconn.ErrorText(err)
 		return si
 	}
 	si.VersionComment, _ = one("@@version_comment")

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/latency"
@@ -249,7 +251,7 @@ const (
 
 // reconnect opens a new connection after one broke, retrying with back-off
 // until it succeeds, stop() says the load is over, or reconnectFor passes.
-func reconnect(connect func() (*dbConn, error), stop func() bool) (*dbConn, error) {
+func reconnect(connect func() (*mysqlconn.Conn, error), stop func() bool) (*mysqlconn.Conn, error) {
 	wait := reconnectFirst
 	deadline := time.Now().Add(reconnectFor)
 	for {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/sqlgen"
 )
@@ -62,7 +64,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 	if err != nil {
 		return nil, err
 	}
-	defer r.main.close()
+	defer r.main.Close()
 	r.own = own
 	var server *ServerInfo
 	if o.Own.JSONSet {
@@ -94,9 +96,9 @@ type runner struct {
 	out     Output
 	verbose int
 
-	mainConn *connector
-	main     *dbConn
-	workers  *connector
+	mainConn *mysqlconn.Connector
+	main     *mysqlconn.Conn
+	workers  *mysqlconn.Connector
 	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
 	// since; an aborted run drops it again (if it owns it).
 	createdSchema bool
@@ -115,27 +117,27 @@ func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*ru
 		return nil, Exitf(1, "%v", err)
 	}
 	// MariaDB runs --init-command on worker connections only (spec 1.1).
-	if r.mainConn, err = newConnector(mainCfg, ""); err != nil {
+	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
 		return nil, Exitf(1, "%v", err)
 	}
-	if r.workers, err = newConnector(workerCfg, o.InitCommand); err != nil {
+	if r.workers, err = mysqlconn.NewConnector(workerCfg, o.InitCommand); err != nil {
 		return nil, Exitf(1, "%v", err)
 	}
-	if r.main, err = r.mainConn.connect(nil); err != nil {
-		_, msg := ConnectError(err, mainCfg.Net, mainCfg.Addr)
+	if r.main, err = r.mainConn.Connect(nil); err != nil {
+		_, msg := mysqlconn.ConnectError(err, mainCfg.Net, mainCfg.Addr)
 		return nil, Exitf(1, "Error when connecting to server: %s", msg)
 	}
 	if o.SQLModeSet {
 		// MySQL's behaviour: backticks, main connection only, "prog:<error>".
 		stmt := "SET sql_mode = `" + o.SQLMode + "`"
 		r.echo(stmt)
-		if err := r.main.exec(stmt); err != nil {
-			r.main.close()
-			return nil, &ExitError{Code: 1, Msg: ProgName + ":" + errorText(err)}
+		if err := r.main.Exec(stmt); err != nil {
+			r.main.Close()
+			return nil, &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err)}
 		}
 	}
 	if err := checkSchemaSafety(r.main, o, p); err != nil {
-		r.main.close()
+		r.main.Close()
 		return nil, err
 	}
 	return r, nil
@@ -269,8 +271,8 @@ func quoteIdent(name string) string {
 func (r *runner) dropSchema() error {
 	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
 	r.echo(stmt)
-	if err := r.main.exec(stmt); err != nil {
-		return Exitf(1, "Cannot drop database '%s' ERROR : %s", r.p.Schema, errorText(err))
+	if err := r.main.Exec(stmt); err != nil {
+		return Exitf(1, "Cannot drop database '%s' ERROR : %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
 	r.createdSchema = false
 	return nil
@@ -280,14 +282,14 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 	r.verbosef(2, "Loading Pre-data")
 	stmt := "CREATE SCHEMA " + quoteIdent(r.p.Schema)
 	r.echo(stmt)
-	if err := r.main.exec(stmt); err != nil {
-		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, errorText(err))
+	if err := r.main.Exec(stmt); err != nil {
+		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
 	r.createdSchema = true
 	// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
 	r.echo(stmt)
-	if err := r.main.exec("USE " + quoteIdent(r.p.Schema)); err != nil {
-		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, errorText(err))
+	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
+		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
 	for i, s := range r.p.Create {
 		if err := r.ctx.Err(); err != nil {
@@ -312,9 +314,9 @@ func (r *runner) primaryKeys(engine sqlgen.Engine) ([]string, error) {
 	}
 	const stmt = "SELECT id from t1"
 	r.echo(stmt)
-	keys, err := r.main.queryStrings(stmt)
+	keys, err := r.main.QueryStrings(stmt)
 	if err != nil {
-		return nil, Exitf(1, "Cannot select GUID primary keys. (%s)", errorText(err))
+		return nil, Exitf(1, "Cannot select GUID primary keys. (%s)", mysqlconn.ErrorText(err))
 	}
 	return keys, nil
 }
@@ -332,8 +334,8 @@ func (r *runner) mainList(list []sqlgen.Statement, tmpl []*templates.Template) e
 
 func (r *runner) mainExec(stmt string) error {
 	r.echo(stmt)
-	if err := r.main.exec(stmt); err != nil {
-		return Exitf(1, "Cannot run query %s ERROR : %s", stmt, errorText(err))
+	if err := r.main.Exec(stmt); err != nil {
+		return Exitf(1, "Cannot run query %s ERROR : %s", stmt, mysqlconn.ErrorText(err))
 	}
 	return nil
 }
@@ -354,17 +356,17 @@ func (r *runner) cleanup() {
 		return
 	}
 	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
-	if r.main.exec(stmt) == nil {
+	if r.main.Exec(stmt) == nil {
 		return
 	}
-	fresh, err := r.mainConn.connect(nil)
+	fresh, err := r.mainConn.Connect(nil)
 	if err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, errorText(err))
+		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
 		return
 	}
-	defer fresh.close()
-	if err := fresh.exec(stmt); err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, errorText(err))
+	defer fresh.Close()
+	if err := fresh.Exec(stmt); err != nil {
+		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
 	}
 }
 

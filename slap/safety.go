@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -17,16 +19,16 @@ const AllowDropFlag = "--allow-drop-existing-schema"
 // create — mysqlslap silently drops whatever --create-schema names. A schema
 // holding only goslap's own tables is a leftover of an earlier run and may
 // be dropped, as may an empty one.
-func checkSchemaSafety(c *dbConn, o *Options, p *sqlgen.Plan) error {
+func checkSchemaSafety(c *mysqlconn.Conn, o *Options, p *sqlgen.Plan) error {
 	if !p.OwnsSchema || o.AllowDropExistingSchema {
 		return nil
 	}
 	lit := sqlString(p.Schema)
-	objects, err := c.queryStrings(
+	objects, err := c.QueryStrings(
 		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = " + lit +
 			" UNION ALL SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = " + lit)
 	if err != nil {
-		return Exitf(1, "Cannot inspect schema '%s' before dropping it: %s", p.Schema, errorText(err))
+		return Exitf(1, "Cannot inspect schema '%s' before dropping it: %s", p.Schema, mysqlconn.ErrorText(err))
 	}
 	own := ownObjectNames(o, p)
 	var foreign []string

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
+
 	"github.com/goslap/goslap/internal/templates"
 )
 
@@ -44,8 +46,8 @@ type loadPhase struct {
 	stop    atomic.Bool
 	failMu  sync.Mutex
 	failure error
-	failed  chan struct{} // closed on the first failure
-	slots   []connSlot    // each client's current socket, for abort
+	failed  chan struct{}    // closed on the first failure
+	slots   []mysqlconn.Slot // each client's current socket, for abort
 
 	echoMu sync.Mutex // serialises the -vvv echo between clients
 
@@ -77,7 +79,7 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 		commit:  uint64(max(r.p.Commit, 0)),
 		detach:  max(r.p.Detach, 0),
 		failed:  make(chan struct{}),
-		slots:   make([]connSlot, clients),
+		slots:   make([]mysqlconn.Slot, clients),
 
 		connecting: make(chan struct{}, connectParallel),
 	}
@@ -193,15 +195,10 @@ func (lp *loadPhase) abort(finished <-chan struct{}) {
 	case <-time.After(abortGrace):
 	}
 	for i := range lp.slots {
-		tc := lp.slots[i].conn.Load()
-		if tc == nil {
-			continue
-		}
 		// Closing the socket unblocks the client; KILL makes the server stop
 		// the statement and release its locks before we drop the schema.
-		_ = tc.Conn.Close()
-		if id := tc.id.Load(); id != 0 {
-			_ = lp.r.main.exec("KILL " + uitoa(uint64(id)))
+		if id := lp.slots[i].Break(); id != 0 {
+			_ = lp.r.main.Exec("KILL " + uitoa(uint64(id)))
 		}
 	}
 	<-finished
@@ -234,12 +231,12 @@ func (lp *loadPhase) err() error {
 // of simultaneous connects overflow the server's listen backlog (back_log,
 // somaxconn) and fail with EAGAIN on a Unix socket or time out on TCP, and
 // the server accepts them one by one anyway.
-func (lp *loadPhase) connect(slot *connSlot) (*dbConn, error) {
+func (lp *loadPhase) connect(slot *mysqlconn.Slot) (*mysqlconn.Conn, error) {
 	var err error
 	for attempt := 0; attempt < connectAttempts; attempt++ {
-		var c *dbConn
+		var c *mysqlconn.Conn
 		lp.connecting <- struct{}{}
-		c, err = lp.r.workers.connect(slot)
+		c, err = lp.r.workers.Connect(slot)
 		<-lp.connecting
 		if err == nil {
 			return c, nil
@@ -249,8 +246,7 @@ func (lp *loadPhase) connect(slot *connSlot) (*dbConn, error) {
 		}
 		time.Sleep(connectBackoff)
 	}
-	cfg := lp.r.workers.cfg
-	code, msg := ConnectError(err, cfg.Net, cfg.Addr)
+	code, msg := lp.r.workers.ConnectError(err)
 	return nil, Exitf(1, "Error when connecting to server: %d %s", code, msg)
 }
 
@@ -274,9 +270,9 @@ func (lp *loadPhase) client(id int) {
 	c.lat = &lp.lat[id]
 	defer func() {
 		if c.conn != nil {
-			c.conn.close()
+			c.conn.Close()
 		}
-		slot.conn.Store(nil)
+		slot.Clear()
 	}()
 	c.echo = lp.r.verbose >= 3
 	if c.echo {
@@ -311,7 +307,7 @@ func (lp *loadPhase) client(id int) {
 			return false
 		}
 		if detach > 0 && pos%detach == 0 {
-			c.conn.close()
+			c.conn.Close()
 			if c.conn, err = lp.connect(slot); err != nil {
 				lp.fail(err)
 				return false
@@ -377,8 +373,8 @@ passes:
 type clientRun struct {
 	lp       *loadPhase
 	id       int
-	slot     *connSlot
-	conn     *dbConn
+	slot     *mysqlconn.Slot
+	conn     *mysqlconn.Conn
 	echo     bool
 	own      *clientOwn
 	lat      *clientLatency
@@ -438,7 +434,7 @@ func (c *clientRun) statement(pos int, measure bool) bool {
 		lp.echo(text, true)
 	}
 	t0 := time.Now()
-	err := c.conn.exec(text)
+	err := c.conn.Exec(text)
 	t1 := time.Now()
 	c.lastEnd = t1.Sub(c.base)
 	if c.progress {
@@ -490,7 +486,7 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 	own := &lp.r.o.Own
 	code, msg, broken := classifyError(err)
 	if !own.TolerantErrors() || !own.tolerates(code, broken) {
-		lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", text, errorText(err)))
+		lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", text, mysqlconn.ErrorText(err)))
 		return false
 	}
 	if measure {
@@ -499,19 +495,18 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 	if !broken {
 		return true
 	}
-	c.conn.close()
+	c.conn.Close()
 	past := func() bool {
 		return lp.stop.Load() || c.timing.deadline > 0 && time.Since(c.base) >= c.timing.deadline
 	}
-	conn, err := reconnect(func() (*dbConn, error) { return lp.r.workers.connect(c.slot) }, past)
+	conn, err := reconnect(func() (*mysqlconn.Conn, error) { return lp.r.workers.Connect(c.slot) }, past)
 	if err != nil {
 		if past() {
 			c.conn = nil
 			c.ended = !lp.stop.Load()
 			return false
 		}
-		cfg := lp.r.workers.cfg
-		ecode, emsg := ConnectError(err, cfg.Net, cfg.Addr)
+		ecode, emsg := lp.r.workers.ConnectError(err)
 		lp.fail(Exitf(1, "Error when connecting to server: %d %s", ecode, emsg))
 		return false
 	}
@@ -525,13 +520,13 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 
 // send executes one statement, draining all its results; on error it
 // records the failure (naming a copy of the statement) and returns false.
-func (lp *loadPhase) send(conn *dbConn, stmt string, echo bool) bool {
+func (lp *loadPhase) send(conn *mysqlconn.Conn, stmt string, echo bool) bool {
 	if echo {
 		lp.echo(stmt, true)
 	}
-	if err := conn.exec(stmt); err != nil {
+	if err := conn.Exec(stmt); err != nil {
 		if !lp.stop.Load() {
-			lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", stmt, errorText(err)))
+			lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", stmt, mysqlconn.ErrorText(err)))
 		}
 		return false
 	}

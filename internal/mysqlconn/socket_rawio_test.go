@@ -1,4 +1,4 @@
-package slap
+package mysqlconn
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // unixPair returns both ends of a connected Unix stream socket, the client
 // end wrapped as dial wraps it (raw read/write through its RawConn).
-func unixPair(t *testing.T) (*trackedConn, net.Conn) {
+func unixPair(t *testing.T) (*socket, net.Conn) {
 	t.Helper()
 	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 	if err != nil {
@@ -34,7 +34,7 @@ func unixPair(t *testing.T) (*trackedConn, net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); s.Close() })
-	return &trackedConn{Conn: c, raw: raw}, s
+	return &socket{Conn: c, raw: raw}, s
 }
 
 // TestTrackedConnRawIO: bytes written and read with raw system calls are

@@ -1,4 +1,4 @@
-package slap
+package mysqlconn
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func TestTrackedConnReadAhead(t *testing.T) {
 		}
 		server.Close()
 	}()
-	tc := &trackedConn{Conn: client}
+	tc := &socket{Conn: client}
 	got := readInMixedSizes(t, tc)
 	if tc.rbuf == nil {
 		t.Error("read-ahead never switched on")
@@ -40,7 +40,7 @@ func TestTrackedConnReadAhead(t *testing.T) {
 
 // readInMixedSizes reads tc to EOF with the driver's mix of small header
 // reads, 4 KB reads and large ones.
-func readInMixedSizes(t *testing.T, tc *trackedConn) []byte {
+func readInMixedSizes(t *testing.T, tc *socket) []byte {
 	t.Helper()
 	var got []byte
 	sizes := []int{4, 4096, 100, 4096, 4096, 7, 20000, 4096, 1}

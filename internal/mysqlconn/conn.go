@@ -1,0 +1,325 @@
+// Package mysqlconn is one client connection to a MySQL or MariaDB server:
+// the driver's connection used directly (no database/sql pool), its socket
+// (raw read(2)/write(2), read-ahead, the server's connection id for KILL)
+// and the client library's wording of connection errors. The engine and the
+// workloads use it; it knows nothing of command lines.
+package mysqlconn
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Conn is one client connection: the driver's connection used directly,
+// without database/sql's pool, so a statement costs one COM_QUERY round trip
+// and no per-call context machinery.
+type Conn struct {
+	drv     driver.Conn
+	queryer driver.Queryer
+	execer  driver.Execer
+	net     *socket // the socket, for closing it from outside on abort
+}
+
+// Connector opens Conns for one driver configuration.
+type Connector struct {
+	cfg         *mysql.Config
+	initCommand string // --init-command, run after every (re)connect
+}
+
+// dialSlotKey carries a *Slot through Connect's context into dial.
+type dialSlotKey struct{}
+
+// Slot records the socket of a client's current connection and the
+// server's id for it, so an abort can close the socket and KILL the
+// server-side thread of a client stuck in a long statement.
+type Slot struct {
+	conn atomic.Pointer[socket]
+}
+
+// Break closes the socket of the slot's current connection, which wakes a
+// client blocked in a read, and returns the server's id for the connection
+// (0 when unknown or when there is none) so the caller can KILL a statement
+// the server is still running.
+func (s *Slot) Break() (serverID uint32) {
+	sc := s.conn.Load()
+	if sc == nil {
+		return 0
+	}
+	_ = sc.Conn.Close()
+	return sc.id.Load()
+}
+
+// NewConnector validates cfg and returns a Connector for it. initCommand
+// (may be "") runs after every connect.
+func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
+	cfg = cfg.Clone()
+	netw := cfg.Net
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, netw, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &socket{Conn: c}
+		if sc, ok := c.(syscall.Conn); ok {
+			if raw, err := sc.SyscallConn(); err == nil {
+				tc.raw = raw
+			}
+		}
+		if slot, ok := ctx.Value(dialSlotKey{}).(*Slot); ok {
+			slot.conn.Store(tc)
+		}
+		return tc, nil
+	}
+	// Validate the configuration now; connect makes a Connector per connection.
+	if _, err := mysql.NewConnector(cfg); err != nil {
+		return nil, err
+	}
+	return &Connector{cfg: cfg, initCommand: initCommand}, nil
+}
+
+// Connect opens a connection; slot (may be nil) records its socket. With
+// an init command, a failing init command is a connect error.
+func (c *Connector) Connect(slot *Slot) (*Conn, error) {
+	ctx := context.Background()
+	if slot != nil {
+		ctx = context.WithValue(ctx, dialSlotKey{}, slot)
+	}
+	// A Connector of its own per connection: the driver writes to its
+	// Connector's Config during the handshake (TLS=nil when "preferred" TLS
+	// falls back to plaintext), a data race when clients connect at once.
+	per, err := mysql.NewConnector(c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := per.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := drv.(driver.Queryer)
+	e, ok2 := drv.(driver.Execer)
+	if !ok || !ok2 {
+		drv.Close()
+		return nil, errors.New("the MySQL driver does not implement driver.Queryer and driver.Execer")
+	}
+	dc := &Conn{drv: drv, queryer: q, execer: e}
+	if slot != nil {
+		dc.net = slot.conn.Load()
+	}
+	if c.initCommand != "" {
+		if err := dc.Exec(c.initCommand); err != nil {
+			dc.Close()
+			return nil, err
+		}
+	}
+	return dc, nil
+}
+
+// Exec sends one statement (possibly several with multi-statements) and
+// reads every result of it, discarding rows without converting them to Go
+// values: all result sets of a CALL must be consumed before the connection
+// can be used again (mysqlslap Bug #29985).
+//
+// The driver's Exec does exactly that: it skips column definitions and row
+// packets without parsing them and discards every further result set,
+// returning the first error. Query would build column metadata (names as
+// Go strings) and a rows object for each statement only for us to throw
+// them away: 6 allocations per key SELECT against Exec's one.
+func (c *Conn) Exec(stmt string) error {
+	_, err := c.execer.Exec(stmt, nil)
+	return err
+}
+
+// QueryStrings runs a query and returns the first column of every row of
+// its first result set as strings (the key list, schema inspection).
+func (c *Conn) QueryStrings(stmt string) ([]string, error) {
+	rows, err := c.queryer.Query(stmt, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	cols := rows.Columns()
+	if len(cols) > 0 {
+		dest := make([]driver.Value, len(cols))
+		for {
+			if err := rows.Next(dest); err != nil {
+				if err == io.EOF {
+					break
+				}
+				rows.Close()
+				return nil, err
+			}
+			switch v := dest[0].(type) {
+			case []byte:
+				out = append(out, string(v))
+			case nil:
+				out = append(out, "")
+			default:
+				out = append(out, fmt.Sprint(v))
+			}
+		}
+	}
+	return out, rows.Close()
+}
+
+// Query runs a text-protocol query and returns every row of its first
+// result set, NULL as nil. For small results read outside the timed path
+// (TPC-C's reads go through prepared statements instead).
+func (c *Conn) Query(stmt string) ([][][]byte, error) {
+	rows, err := c.queryer.Query(stmt, nil)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows)
+}
+
+// collect reads all rows of rows as byte slices and closes it.
+func collect(rows driver.Rows) ([][][]byte, error) {
+	var out [][][]byte
+	dest := make([]driver.Value, len(rows.Columns()))
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			rows.Close()
+			return nil, err
+		}
+		row := make([][]byte, len(dest))
+		for i, v := range dest {
+			row[i] = valueBytes(v)
+		}
+		out = append(out, row)
+	}
+	return out, rows.Close()
+}
+
+func valueBytes(v driver.Value) []byte {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return append([]byte(nil), v...)
+	case string:
+		return []byte(v)
+	case int64:
+		return strconv.AppendInt(nil, v, 10)
+	case uint64:
+		return strconv.AppendUint(nil, v, 10)
+	case float64:
+		return strconv.AppendFloat(nil, v, 'g', -1, 64)
+	default:
+		return fmt.Append(nil, v)
+	}
+}
+
+// Stmt is a server-side prepared statement of one connection
+// (COM_STMT_PREPARE once, COM_STMT_EXECUTE per call).
+type Stmt struct {
+	st driver.Stmt
+	ex driver.StmtExecContext
+	qc driver.StmtQueryContext
+	// dest is Drain's row buffer, kept between executions.
+	dest []driver.Value
+}
+
+// Prepare prepares stmt on the server (binary protocol). Prepare statements
+// before the clock starts: it is a round trip.
+func (c *Conn) Prepare(stmt string) (*Stmt, error) {
+	st, err := c.drv.Prepare(stmt)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := st.(driver.StmtExecContext)
+	qc, ok2 := st.(driver.StmtQueryContext)
+	if !ok || !ok2 {
+		st.Close()
+		return nil, errors.New("the MySQL driver's statements do not implement the context interfaces")
+	}
+	return &Stmt{st: st, ex: ex, qc: qc}, nil
+}
+
+// Exec executes the statement with args and drains its results. args is
+// reused by the caller between calls to avoid an allocation per execution.
+func (s *Stmt) Exec(args []driver.NamedValue) error {
+	_, err := s.ex.ExecContext(context.Background(), args)
+	return err
+}
+
+// ExecAffected is Exec returning the number of rows changed.
+func (s *Stmt) ExecAffected(args []driver.NamedValue) (int64, error) {
+	res, err := s.ex.ExecContext(context.Background(), args)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Query executes the statement and returns all rows of its result.
+func (s *Stmt) Query(args []driver.NamedValue) ([][][]byte, error) {
+	rows, err := s.qc.QueryContext(context.Background(), args)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows)
+}
+
+// Drain executes the statement and reads its rows without keeping them
+// (OLTP's SELECTs: the result must be read, its values are not needed).
+func (s *Stmt) Drain(args []driver.NamedValue) error {
+	rows, err := s.qc.QueryContext(context.Background(), args)
+	if err != nil {
+		return err
+	}
+	if n := len(rows.Columns()); len(s.dest) != n {
+		s.dest = make([]driver.Value, n)
+	}
+	for {
+		if err := rows.Next(s.dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			rows.Close()
+			return err
+		}
+	}
+	return rows.Close()
+}
+
+// Close deallocates the statement on the server.
+func (s *Stmt) Close() error { return s.st.Close() }
+
+// ExecResult is Exec on the text protocol returning the rows changed.
+func (c *Conn) ExecResult(stmt string) (int64, error) {
+	res, err := c.execer.Exec(stmt, nil)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Close closes the connection (COM_QUIT); a nil or closed Conn is a no-op.
+func (c *Conn) Close() {
+	if c != nil && c.drv != nil {
+		_ = c.drv.Close()
+		c.drv = nil
+	}
+}
+
+// ConnectError words a failure of Connect as the client library does (see
+// the package function ConnectError) for this connector's transport.
+func (c *Connector) ConnectError(err error) (code int, msg string) {
+	return ConnectError(err, c.cfg.Net, c.cfg.Addr)
+}
+
+// Clear forgets the slot's connection once the client has closed it.
+func (s *Slot) Clear() { s.conn.Store(nil) }

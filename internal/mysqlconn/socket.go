@@ -1,0 +1,170 @@
+package mysqlconn
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// socket is the client's socket. It remembers the connection id the
+// server announced in its handshake (the first packet it sends), so an abort
+// can KILL a statement that is still running on the server.
+//
+// It also reads ahead for results larger than the driver's 4 KB buffer: the
+// driver asks for at most 4 KB per read, so a 14 KB result set (the read
+// load's 100 rows) took four read system calls where mysqlslap's 16 KB net
+// buffer takes one. Once a read fills the driver's whole request, the
+// connection gets a readAhead buffer and serves the driver from it; a
+// connection that only ever sees small results (key lookups, writes) never
+// allocates one.
+//
+// Reads and writes go through the socket's RawConn as raw read(2)/write(2)
+// calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write).
+type socket struct {
+	net.Conn
+	id     atomic.Uint32
+	sniffd bool // only touched by the connection's own goroutine
+
+	rbuf []byte // read-ahead buffer, nil until a result outgrew a read
+	r, w int    // unread bytes are rbuf[r:w]
+
+	raw syscall.RawConn // the socket's raw descriptor (Write); nil: Conn's Read and Write
+}
+
+// readAhead is the read-ahead buffer size, libmariadb's net_buffer_length.
+const readAhead = 16 << 10
+
+func (t *socket) Read(b []byte) (int, error) {
+	if t.r < t.w {
+		n := copy(b, t.rbuf[t.r:t.w])
+		t.r += n
+		return n, nil
+	}
+	if t.rbuf == nil || len(b) >= len(t.rbuf) {
+		n, err := t.sysRead(b)
+		if !t.sniffd && n > 0 {
+			t.sniffd = true
+			t.id.Store(handshakeConnID(b[:n]))
+		}
+		if n == len(b) && n >= 4096 && t.rbuf == nil {
+			t.rbuf = make([]byte, readAhead)
+		}
+		return n, err
+	}
+	n, err := t.sysRead(t.rbuf)
+	if n <= 0 {
+		return 0, err
+	}
+	// A read that returned data returns no error from a socket; if one
+	// did, the next read reports it again.
+	t.r, t.w = 0, n
+	c := copy(b, t.rbuf[:n])
+	t.r = c
+	return c, nil
+}
+
+// handshakeConnID extracts the thread id from a protocol-10 handshake
+// packet: 4-byte header, version byte 10, NUL-terminated server version,
+// then the 4-byte little-endian connection id. 0 if the packet is not one.
+func handshakeConnID(p []byte) uint32 {
+	if len(p) < 5 || p[4] != 10 {
+		return 0
+	}
+	rest := p[5:]
+	nul := bytes.IndexByte(rest, 0)
+	if nul < 0 || len(rest) < nul+5 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(rest[nul+1 : nul+5])
+}
+
+// sysRead reads from the socket with a raw read(2) when the connection has
+// a RawConn: see Write.
+func (t *socket) sysRead(b []byte) (int, error) {
+	if t.raw == nil || len(b) == 0 {
+		return t.Conn.Read(b)
+	}
+	var n int
+	var errno syscall.Errno
+	err := t.raw.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			switch e {
+			case 0:
+				n = int(r)
+				return true
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // park in the netpoller until readable
+			default:
+				errno = e
+				return true
+			}
+		}
+	})
+	if err != nil {
+		return 0, t.opErr("read", err)
+	}
+	if errno != 0 {
+		return 0, t.opErr("read", os.NewSyscallError("read", errno))
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Write sends b with raw write(2) calls (syscall.RawSyscall, no
+// entersyscall/exitsyscall) when the connection has a RawConn; the socket
+// is non-blocking, so a call never waits: a full socket buffer returns
+// EAGAIN and the goroutine parks in the netpoller as net.Conn's Write does.
+//
+// Why: through net.Conn every write(2) is a "blocking" system call to the
+// runtime. A write that wakes a server thread on a 2-core machine often
+// lasts longer than sysmon's 20 µs tick, so sysmon keeps retaking the P
+// (hand-off, futex wake of another thread) and never backs off its 20 µs
+// polling: 12 % of goslap's CPU under the write load was sysmon alone.
+func (t *socket) Write(b []byte) (int, error) {
+	if t.raw == nil {
+		return t.Conn.Write(b)
+	}
+	done := 0
+	var errno syscall.Errno
+	err := t.raw.Write(func(fd uintptr) bool {
+		for done < len(b) {
+			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+			switch e {
+			case 0:
+				done += int(r)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return done, t.opErr("write", err)
+	}
+	if errno != 0 {
+		return done, t.opErr("write", os.NewSyscallError("write", errno))
+	}
+	return done, nil
+}
+
+func (t *socket) opErr(op string, err error) error {
+	if _, ok := err.(*net.OpError); ok {
+		return err
+	}
+	ra := t.Conn.RemoteAddr()
+	return &net.OpError{Op: op, Net: ra.Network(), Source: t.Conn.LocalAddr(), Addr: ra, Err: err}
+}
