@@ -12,7 +12,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -o goslap .
 
 deps:
-	@bash .ci/install-mariadb
+	@bash .ci/install-deps
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
