@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkUnit is the hot loop: one client, b.N SELECT 1 units against the
+// test server. allocs/op is per unit, the driver's included (the engine's
+// own share is 0: see the latency folding and quota).
+func BenchmarkUnit(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		intervals bool
+	}{{"plain", false}, {"intervals", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := selectPlan(b, 1)
+			p.Events = uint64(b.N)
+			if tc.intervals {
+				p.ReportInterval = 1e9
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			res, err := Run(context.Background(), p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Events != uint64(b.N) {
+				b.Fatalf("%d events for b.N=%d", res.Events, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkEventsCounter compares claiming the Events limit in chunks with
+// one shared atomic decrement per unit, with every P hammering it: the
+// worst case, as a real unit is a round trip of tens of µs.
+func BenchmarkEventsCounter(b *testing.B) {
+	b.Run("chunked", func(b *testing.B) {
+		var q quota
+		q.init(1<<62, 64)
+		b.RunParallel(func(pb *testing.PB) {
+			var credit uint64
+			for pb.Next() {
+				if credit == 0 {
+					credit = q.claim()
+				}
+				credit--
+			}
+		})
+	})
+	b.Run("atomic-per-unit", func(b *testing.B) {
+		var left atomic.Uint64
+		left.Store(1 << 62)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if left.Add(^uint64(0)) == 0 {
+					b.Fatal("empty")
+				}
+			}
+		})
+	})
+}
