@@ -495,8 +495,25 @@ func TestManyClients(t *testing.T) {
 	checkTotals(t, b)
 }
 
-func TestNoGoroutineLeak(t *testing.T) {
-	servertest.Require(t)
+// TestNothingLeaks runs loads that end every way and checks that no
+// goroutine and no server connection outlives them.
+func TestNothingLeaks(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	connected := func() int {
+		var name string
+		var n int
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	threadsBefore := connected()
 	before := runtime.NumGoroutine()
 	runs := []func(){
 		func() { p := selectPlan(t, 8); p.Events = 100; _, _ = Run(context.Background(), p) },
@@ -518,6 +535,17 @@ func TestNoGoroutineLeak(t *testing.T) {
 			_, _ = Run(ctx, p)
 		},
 	}
+	runs = append(runs, func() {
+		w := &scripted{next: selectOne, begin: func(id int, c *mysqlconn.Conn) error {
+			if id == 1 {
+				return c.Exec("SELECT * FROM mysql.nope")
+			}
+			return nil
+		}}
+		p := scriptedPlan(t, w, 3)
+		p.Events = 5
+		_, _ = Run(context.Background(), p)
+	})
 	for _, run := range runs {
 		run()
 	}
@@ -528,6 +556,12 @@ func TestNoGoroutineLeak(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+	for connected() > threadsBefore && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := connected(); n > threadsBefore {
+		t.Errorf("%d server connections before, %d after", threadsBefore, n)
 	}
 }
 
@@ -542,6 +576,10 @@ func TestPlanChecked(t *testing.T) {
 		{"no clients", func(p *Plan) { p.Clients = 0 }},
 		{"no limit", func(p *Plan) { p.Events = 0 }},
 		{"negative rate", func(p *Plan) { p.Rate = -1 }},
+		{"a client without quota", func(p *Plan) {
+			p.Events = 0
+			p.PerClientEvents = func(id int) uint64 { return 0 }
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := good

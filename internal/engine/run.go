@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,10 @@ const (
 // abortGrace is how long a stopped load waits for clients to finish their
 // unit before it closes their sockets and KILLs their statements.
 const abortGrace = time.Second
+
+// errStopped is a connect abandoned because the load was stopped; it is
+// never returned by Run (the cause of the stop is).
+var errStopped = errors.New("engine: stopped")
 
 // Reasons a load ended (results.Benchmark.StoppedBy).
 const (
@@ -97,7 +103,11 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	}
 	r.clients = make([]client, p.Clients)
 	for i := range r.clients {
-		r.clients[i].init(r, i, p.Load.Client(p.FirstClientID+i))
+		c := &r.clients[i]
+		c.init(r, i, p.Load.Client(p.FirstClientID+i))
+		if c.limit == 0 && p.Events == 0 && p.Duration <= 0 {
+			return nil, fmt.Errorf("engine: nothing limits client %d: PerClientEvents gives it no quota and there is no Events or Duration", i)
+		}
 	}
 
 	var ready, looped, done sync.WaitGroup
@@ -251,6 +261,12 @@ func (r *run) connect(c *client) (*mysqlconn.Conn, error) {
 	for attempt := 0; attempt < connectAttempts; attempt++ {
 		var conn *mysqlconn.Conn
 		r.dials <- struct{}{}
+		if r.stopped.Load() {
+			// Stopped while queued for a dial (a thousand clients
+			// connecting when one fails): the error is not the cause.
+			<-r.dials
+			return nil, errStopped
+		}
 		conn, err = r.p.Connector.Connect(&c.slot)
 		<-r.dials
 		if err == nil {
