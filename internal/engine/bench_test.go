@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // BenchmarkUnit is the hot loop: one client, b.N SELECT 1 units against the
@@ -36,6 +37,8 @@ func BenchmarkUnit(b *testing.B) {
 // BenchmarkEventsCounter compares claiming the Events limit in chunks with
 // one shared atomic decrement per unit, with every P hammering it: the
 // worst case, as a real unit is a round trip of tens of µs.
+//
+//	go test -run XXX -bench EventsCounter -count 5 ./internal/engine
 func BenchmarkEventsCounter(b *testing.B) {
 	b.Run("chunked", func(b *testing.B) {
 		var q quota
@@ -61,4 +64,28 @@ func BenchmarkEventsCounter(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkLoop is the engine's own cost per unit: a workload whose Next
+// does nothing, two clients.
+//
+//	go test -run XXX -bench Loop -count 5 ./internal/engine
+func BenchmarkLoop(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		intervals bool
+	}{{"plain", false}, {"intervals", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := scriptedPlan(b, &scripted{next: nothing}, 2)
+			p.Events = uint64(b.N)
+			if tc.intervals {
+				p.ReportInterval = 100 * time.Millisecond
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			if _, err := Run(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
 }

@@ -374,12 +374,28 @@ func TestKilledConnection(t *testing.T) {
 }
 
 func TestInterrupt(t *testing.T) {
+	sleeper := &scripted{next: func(_ int, n int, c *mysqlconn.Conn) (workload.Step, error) {
+		if n == 1 {
+			return workload.Step{}, c.Exec("SELECT 1")
+		}
+		return workload.Step{}, c.Exec("SELECT SLEEP(30)")
+	}}
 	for _, tc := range []struct {
 		name  string
+		w     *scripted     // nil: selectone
 		after time.Duration // -1: cancelled before Run
-	}{{"during the load", 200 * time.Millisecond}, {"before the clock", -1}} {
+	}{
+		{"during the load", nil, 200 * time.Millisecond},
+		{"before the clock", nil, -1},
+		// The clients are inside a 30 s statement: after the grace the
+		// engine closes their sockets and KILLs the statements.
+		{"in a long statement", sleeper, 200 * time.Millisecond},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := selectPlan(t, 3)
+			if tc.w != nil {
+				p = scriptedPlan(t, tc.w, 3)
+			}
 			p.Duration = 20 * time.Second
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -586,6 +602,40 @@ func TestPlanChecked(t *testing.T) {
 			tc.edit(&p)
 			if b, err := Run(context.Background(), p); err == nil || b != nil {
 				t.Errorf("accepted: %v, %v", b, err)
+			}
+		})
+	}
+}
+
+// nothing is a unit that does no work: what is left is the engine's loop.
+func nothing(int, int, *mysqlconn.Conn) (workload.Step, error) { return workload.Step{}, nil }
+
+// TestLoopDoesNotAllocate: the engine's own share of a unit (clock reads,
+// limits, latency recording, the snapshot) allocates nothing, amortised.
+func TestLoopDoesNotAllocate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Plan)
+	}{
+		{"plain", func(*Plan) {}},
+		{"intervals", func(p *Plan) { p.ReportInterval = time.Hour }},
+		{"per-client quota", func(p *Plan) { p.Events = 0; p.PerClientEvents = func(int) uint64 { return 100000 } }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := scriptedPlan(t, &scripted{next: nothing}, 2)
+			p.Events = 200000
+			tc.edit(&p)
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			b, err := Run(context.Background(), p)
+			runtime.ReadMemStats(&m1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Connecting, folding and the results cost a few thousand
+			// allocations in all; one per unit would be 200000.
+			if n := m1.Mallocs - m0.Mallocs; n > b.Events/20 {
+				t.Errorf("%d allocations for %d units", n, b.Events)
 			}
 		})
 	}
