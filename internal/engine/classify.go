@@ -15,6 +15,9 @@ const (
 	crServerLost       = 2013 // CR_SERVER_LOST
 	erConnectionKilled = 1927 // ER_CONNECTION_KILLED (MariaDB)
 	erServerShutdown   = 1053 // ER_SERVER_SHUTDOWN
+
+	crTCPConnection      = 2011 // CR_TCP_CONNECTION
+	crServerLostExtended = 2055 // CR_SERVER_LOST_EXTENDED
 )
 
 // classify returns the code an error counts under, its message, and
@@ -48,5 +51,18 @@ func tolerated(ignore func(uint16) bool, code uint16, broken bool) bool {
 	if ignore(code) {
 		return true
 	}
-	return broken && (ignore(crServerLost) || ignore(crServerGoneError) || ignore(erConnectionKilled))
+	if !broken {
+		return false
+	}
+	for _, lost := range lostConnection {
+		if ignore(lost) {
+			return true
+		}
+	}
+	return false
 }
+
+// lostConnection are the codes that stand for "the connection is gone";
+// tolerating any of them tolerates every broken connection, however the
+// break was reported (sysbench's list: 2006, 2013, 2011, 2055).
+var lostConnection = []uint16{crServerLost, crServerGoneError, erConnectionKilled, crTCPConnection, crServerLostExtended}

@@ -145,6 +145,10 @@ func (c *client) loop() {
 		intervals   = r.p.ReportInterval > 0
 		due         time.Time
 	)
+	// restart is the start of a unit being restarted after an ignored
+	// error: a unit is timed from its first attempt (sysbench's event
+	// latency includes its restarts), zero otherwise.
+	var restart time.Time
 	if r.paced {
 		due = c.nextDue(r.base)
 	}
@@ -159,6 +163,11 @@ func (c *client) loop() {
 			}
 		}
 		t0 := time.Now()
+		if !restart.IsZero() {
+			t0 = restart
+		}
+		// A restarted unit keeps its first attempt's claim: credit and
+		// events only change when a unit succeeds.
 		measured := !t0.Before(measureFrom)
 		if measured {
 			if c.limit != 0 && c.events >= c.limit {
@@ -180,8 +189,16 @@ func (c *client) loop() {
 			if !c.failed(err, step.Op, measured) {
 				return
 			}
+			restart = t0
+			if timed && !t1.Before(deadline) {
+				// Past the time limit a failing unit is not restarted:
+				// one that always fails would never let the run end.
+				r.setReason(stopTime)
+				return
+			}
 			continue
 		}
+		restart = time.Time{}
 		if measured {
 			op := step.Op
 			if uint(op) >= uint(len(c.samples)) {

@@ -640,3 +640,49 @@ func TestLoopDoesNotAllocate(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartedUnitTimedFromFirstAttempt: a unit restarted after an
+// ignored error is one unit, timed from the start of its first attempt
+// (sysbench's event latency includes its restarts).
+func TestRestartedUnitTimedFromFirstAttempt(t *testing.T) {
+	w := &scripted{next: func(_ int, n int, c *mysqlconn.Conn) (workload.Step, error) {
+		if n == 2 {
+			if err := c.Exec("DO SLEEP(0.05)"); err != nil {
+				return workload.Step{}, err
+			}
+			return workload.Step{}, c.Exec("SELECT * FROM mysql.no_such_table")
+		}
+		return workload.Step{}, c.Exec("SELECT 1")
+	}}
+	p := scriptedPlan(t, w, 1)
+	p.Events = 5
+	p.Ignore = func(code uint16) bool { return code == 1146 }
+	b, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := b.Ops[0].Service
+	if b.Events != 5 || h.TotalCount() != 5 || b.Tally.Retries != 1 {
+		t.Fatalf("events %d, latencies %d, retries %d", b.Events, h.TotalCount(), b.Tally.Retries)
+	}
+	if h.Max() < 50000 || b.Clients[0].Busy < 50*time.Millisecond {
+		t.Errorf("slowest unit %d µs, busy %v: the failed attempt's 50 ms are not in it", h.Max(), b.Clients[0].Busy)
+	}
+}
+
+// TestAlwaysFailingUnitEndsAtTheTimeLimit: restarts stop at the deadline.
+func TestAlwaysFailingUnitEndsAtTheTimeLimit(t *testing.T) {
+	w := &scripted{next: func(int, int, *mysqlconn.Conn) (workload.Step, error) {
+		return workload.Step{}, &mysql.MySQLError{Number: 1205, Message: "Lock wait timeout exceeded"}
+	}}
+	p := scriptedPlan(t, w, 2)
+	p.Duration = 300 * time.Millisecond
+	p.Ignore = func(code uint16) bool { return code == 1205 }
+	b, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Events != 0 || b.Ops[0].Errors[1205] == 0 || b.StoppedBy != "time" || b.Elapsed > time.Second {
+		t.Errorf("events %d, errors %v, stopped by %q after %v", b.Events, b.Ops[0].Errors, b.StoppedBy, b.Elapsed)
+	}
+}
