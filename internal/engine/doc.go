@@ -29,6 +29,24 @@
 //     closed, whatever happened; the per-client recordings are folded into
 //     one recorder per op.
 //
+// Using it, for one iteration of a workload w:
+//
+//	load, err := w.Load(it)
+//	b, err := engine.Run(ctx, engine.Plan{
+//		Connector: conn, Workload: w, Load: load, Iteration: it,
+//		Clients: 8, Duration: 10 * time.Second, Ignore: tolerated,
+//		ReportInterval: time.Second, OnInterval: printLine,
+//	})
+//	b.Workload, b.Target = name, target // the caller's labels
+//
+// Outcomes: err == nil (StoppedBy "events" or "time"); ErrInterrupted
+// with the Benchmark so far (StoppedBy "interrupt"); a *ClientError or
+// *ConnectError during the load with the Benchmark so far (StoppedBy
+// "error"); before the clock (a plan error, *ConnectError, *ClientError
+// with Op "begin") a nil Benchmark. Events and Duration are measured
+// after the warm-up; a unit restarted after an ignored error is one
+// unit, timed from its first attempt.
+//
 // What stays off the hot path: nothing is shared between clients while a
 // unit runs except a read-mostly stop flag and, with Events, a counter
 // claimed in chunks (see quota). Latencies go to per-client sparse

@@ -9,6 +9,17 @@ import "sync/atomic"
 // units are spread over the clients instead of waiting in one client's
 // chunk. Claimed units are always run (an ignored error restarts a unit,
 // it does not consume one), so the total is exact.
+//
+// Measured here (2 shared cores, both goroutines hammering the counter,
+// five alternated runs of each, medians): chunked 0.83 ns per unit, one
+// atomic decrement per unit 3.91 ns, 4.7 times more; the gap grows with
+// cores, as every core's decrement takes the cache line. Either is small
+// beside a SELECT 1 round trip (34.9 µs, BenchmarkUnit/plain, median of
+// 5). Reproduce:
+//
+//	go test -c -o /tmp/engine.test ./internal/engine
+//	for i in 1 2 3 4 5; do for b in chunked atomic-per-unit; do
+//	  /tmp/engine.test -test.run XXX -test.bench "EventsCounter/$b\$"; done; done
 type quota struct {
 	left    atomic.Uint64
 	clients uint64
