@@ -40,6 +40,10 @@ type client struct {
 
 	begun bool // Begin ran at least once: End must run
 
+	// warmTally is the workload's tally at the end of the warm-up, taken
+	// off the results (sysbench resets its counters after a warm-up).
+	warmTally workload.Tally
+
 	iv snapshot
 	_  [64]byte // keep the next client's hot fields off this cache line
 }
@@ -186,6 +190,9 @@ func (c *client) loop() {
 		if err != nil {
 			// The unit is restarted (same scheduled start, same claim) or
 			// the client ends.
+			if !measured {
+				c.warmTally = c.wc.Tally()
+			}
 			if !c.failed(err, step.Op, measured) {
 				return
 			}
@@ -199,6 +206,9 @@ func (c *client) loop() {
 			continue
 		}
 		restart = time.Time{}
+		if !measured {
+			c.warmTally = c.wc.Tally()
+		}
 		if measured {
 			op := step.Op
 			if uint(op) >= uint(len(c.samples)) {
@@ -218,7 +228,7 @@ func (c *client) loop() {
 				c.samples[op].Record(d)
 			}
 			if intervals {
-				c.iv.unit(d, c.wc.Tally())
+				c.iv.unit(d, c.tally())
 			}
 		}
 		if r.paced {
@@ -361,4 +371,14 @@ func (c *client) fold(op int, rec *latency.Recorder) {
 		rec.Errors[code] += n
 	}
 	rec.Reconnects += e.reconnects
+}
+
+// tally is the client's statement counts since the warm-up.
+func (c *client) tally() workload.Tally {
+	t := c.wc.Tally()
+	w := c.warmTally
+	return workload.Tally{
+		Reads: t.Reads - w.Reads, Writes: t.Writes - w.Writes, Other: t.Other - w.Other,
+		Retries: t.Retries - w.Retries, Rollbacks: t.Rollbacks - w.Rollbacks,
+	}
 }

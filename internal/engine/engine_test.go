@@ -52,6 +52,7 @@ type scripted struct {
 	begins atomic.Int64
 	ends   atomic.Int64
 	fails  atomic.Int64 // units next failed (failing)
+	calls  atomic.Int64 // Next calls
 }
 
 func (w *scripted) Ops() []string                                                  { return w.ops }
@@ -82,6 +83,7 @@ func (c *scriptedClient) Begin(conn *mysqlconn.Conn) error {
 
 func (c *scriptedClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	c.n++
+	c.w.calls.Add(1)
 	s, err := c.w.next(c.id, c.n, conn)
 	if err == nil {
 		c.tally.Reads++
@@ -193,8 +195,8 @@ func TestTimeLimit(t *testing.T) {
 			if b.Events == 0 {
 				t.Error("no events")
 			}
-			// Reads count every unit, warm-up included; Events only measured ones.
-			if tc.warmup > 0 && b.Tally.Reads <= b.Events || tc.warmup == 0 && b.Tally.Reads != b.Events {
+			// The warm-up's statements are not counted either.
+			if b.Tally.Reads != b.Events {
 				t.Errorf("reads %d, measured events %d (warm-up %v)", b.Tally.Reads, b.Events, tc.warmup)
 			}
 			checkTotals(t, b)
@@ -203,18 +205,19 @@ func TestTimeLimit(t *testing.T) {
 }
 
 func TestWarmupNotCounted(t *testing.T) {
-	p := selectPlan(t, 2)
+	w := &scripted{next: selectOne}
+	p := scriptedPlan(t, w, 2)
 	p.Warmup = 200 * time.Millisecond
 	p.Events = 100
 	b, err := Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Events != 100 {
-		t.Errorf("events %d, want 100", b.Events)
+	if b.Events != 100 || b.Tally.Reads != 100 {
+		t.Errorf("events %d, reads %d; want 100", b.Events, b.Tally.Reads)
 	}
-	if b.Tally.Reads <= 100 {
-		t.Errorf("reads %d: no unit ran in the warm-up", b.Tally.Reads)
+	if w.calls.Load() <= 100 {
+		t.Errorf("%d units in all: none ran in the warm-up", w.calls.Load())
 	}
 	checkTotals(t, b)
 }
@@ -424,33 +427,87 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestIntervals(t *testing.T) {
-	p := selectPlan(t, 3)
-	p.Duration = 550 * time.Millisecond
-	p.ReportInterval = 100 * time.Millisecond
-	var got []results.Interval
-	p.OnInterval = func(iv results.Interval) { got = append(got, iv) }
+	for _, tc := range []struct {
+		name   string
+		w      *scripted // nil: selectone
+		warmup time.Duration
+	}{
+		{"plain", nil, 0},
+		// Intervals cover the measured load only: they start after it.
+		{"after a warm-up", nil, 200 * time.Millisecond},
+		{"ignored errors", failing("SELECT * FROM mysql.no_such_table"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := selectPlan(t, 3)
+			if tc.w != nil {
+				p = scriptedPlan(t, tc.w, 3)
+				p.Ignore = func(code uint16) bool { return code == 1146 }
+			}
+			p.Warmup = tc.warmup
+			p.Duration = 550 * time.Millisecond
+			p.ReportInterval = 100 * time.Millisecond
+			var got []results.Interval
+			p.OnInterval = func(iv results.Interval) { got = append(got, iv) }
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 5 || len(b.Intervals) != 5 {
+				t.Fatalf("%d intervals delivered, %d kept; want 5", len(got), len(b.Intervals))
+			}
+			var events, errs uint64
+			for i, iv := range got {
+				if iv.At < time.Duration(i+1)*p.ReportInterval || iv.At > time.Duration(i+1)*p.ReportInterval+50*time.Millisecond {
+					t.Errorf("interval %d at %v", i, iv.At)
+				}
+				if iv.Events == 0 || iv.Tally.Reads != iv.Events || iv.Latency.P95 <= 0 || iv.Latency.Count != int64(iv.Events) {
+					t.Errorf("interval %d: %+v", i, iv)
+				}
+				if iv.Clients != 3 {
+					t.Errorf("interval %d: %d clients running", i, iv.Clients)
+				}
+				if iv.Tally.Retries != iv.Errors || (tc.w != nil) != (iv.Errors > 0) {
+					t.Errorf("interval %d: %d errors, %d retries", i, iv.Errors, iv.Tally.Retries)
+				}
+				events += iv.Events
+				errs += iv.Errors
+			}
+			if events > b.Events || events < b.Events*8/10 {
+				t.Errorf("intervals hold %d of %d events", events, b.Events)
+			}
+			if errs > b.Tally.Retries || errs < b.Tally.Retries*8/10 {
+				t.Errorf("intervals hold %d of %d errors", errs, b.Tally.Retries)
+			}
+		})
+	}
+}
+
+// TestWorkloadAsksForNewConnection: Step.Reconnect (mysqlslap's --detach)
+// gives the client a fresh connection and a new Begin, not counted as a
+// reconnect after a break.
+func TestWorkloadAsksForNewConnection(t *testing.T) {
+	ids := map[string]bool{}
+	w := &scripted{
+		begin: func(_ int, c *mysqlconn.Conn) error {
+			id, err := c.QueryStrings("SELECT CONNECTION_ID()")
+			if err == nil {
+				ids[id[0]] = true
+			}
+			return err
+		},
+		next: func(_ int, n int, c *mysqlconn.Conn) (workload.Step, error) {
+			return workload.Step{Reconnect: n%4 == 0}, c.Exec("SELECT 1")
+		},
+	}
+	p := scriptedPlan(t, w, 1)
+	p.Events = 12
 	b, err := Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 5 || len(b.Intervals) != 5 {
-		t.Fatalf("%d intervals delivered, %d kept; want 5", len(got), len(b.Intervals))
-	}
-	var sum uint64
-	for i, iv := range got {
-		if iv.At < time.Duration(i+1)*p.ReportInterval || iv.At > time.Duration(i+1)*p.ReportInterval+50*time.Millisecond {
-			t.Errorf("interval %d at %v", i, iv.At)
-		}
-		if iv.Events == 0 || iv.Tally.Reads != iv.Events || iv.Latency.P95 <= 0 || iv.Latency.Count != int64(iv.Events) {
-			t.Errorf("interval %d: %+v", i, iv)
-		}
-		if iv.Clients != 3 {
-			t.Errorf("interval %d: %d clients running", i, iv.Clients)
-		}
-		sum += iv.Events
-	}
-	if sum > b.Events || sum < b.Events*8/10 {
-		t.Errorf("intervals hold %d of %d events", sum, b.Events)
+	if w.begins.Load() != 4 || len(ids) != 4 || w.ends.Load() != 1 || b.Ops[0].Reconnects != 0 {
+		t.Errorf("%d Begin on %d connections, %d End, %d reconnects; want 4, 4, 1, 0",
+			w.begins.Load(), len(ids), w.ends.Load(), b.Ops[0].Reconnects)
 	}
 }
 

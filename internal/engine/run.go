@@ -335,7 +335,7 @@ func (r *run) benchmark(end time.Time, reason string) *results.Benchmark {
 		b.Events += c.events
 		b.Clients[i] = results.Client{Events: c.events, Busy: c.busy}
 		if c.wc != nil {
-			b.Tally.Add(c.wc.Tally())
+			b.Tally.Add(c.tally())
 		}
 		b.Tally.Retries += c.retries
 	}
