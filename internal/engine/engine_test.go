@@ -186,7 +186,7 @@ func TestTimeLimit(t *testing.T) {
 			if b.StoppedBy != "time" {
 				t.Errorf("stopped by %q", b.StoppedBy)
 			}
-			if b.Elapsed < p.Duration || b.Elapsed > p.Duration+200*time.Millisecond {
+			if b.Elapsed < p.Duration || b.Elapsed > p.Duration+250*time.Millisecond {
 				t.Errorf("elapsed %v for a %v limit", b.Elapsed, p.Duration)
 			}
 			if d := b.Start.Sub(began); d < tc.warmup {
@@ -412,7 +412,8 @@ func TestInterrupt(t *testing.T) {
 			if !errors.Is(err, ErrInterrupted) {
 				t.Fatalf("error %v, want ErrInterrupted", err)
 			}
-			if time.Since(began) > 3*time.Second {
+			// The grace (1 s), plus a KILL the server may take 2 s over.
+			if time.Since(began) > 4*time.Second {
 				t.Errorf("Run took %v to stop", time.Since(began))
 			}
 			if b == nil || b.StoppedBy != "interrupt" {
@@ -457,7 +458,7 @@ func TestIntervals(t *testing.T) {
 			}
 			var events, errs uint64
 			for i, iv := range got {
-				if iv.At < time.Duration(i+1)*p.ReportInterval || iv.At > time.Duration(i+1)*p.ReportInterval+50*time.Millisecond {
+				if iv.At < time.Duration(i+1)*p.ReportInterval || iv.At > time.Duration(i+1)*p.ReportInterval+80*time.Millisecond {
 					t.Errorf("interval %d at %v", i, iv.At)
 				}
 				if iv.Events == 0 || iv.Tally.Reads != iv.Events || iv.Latency.P95 <= 0 || iv.Latency.Count != int64(iv.Events) {

@@ -53,7 +53,8 @@ type Plan struct {
 	// Ignore says which error codes are tolerated: the error is counted on
 	// its op and the unit restarted. A broken connection (its code, or
 	// 2013, 2006 or 1927 accepted) is re-established first, with back-off,
-	// and Client.Begin runs again. nil tolerates nothing.
+	// and Client.Begin runs again. nil tolerates nothing. Clients call it
+	// concurrently (only when an error happens).
 	Ignore func(code uint16) bool
 
 	// ReportInterval is the length of the snapshots given to OnInterval

@@ -104,7 +104,11 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	r.clients = make([]client, p.Clients)
 	for i := range r.clients {
 		c := &r.clients[i]
-		c.init(r, i, p.Load.Client(p.FirstClientID+i))
+		wc := p.Load.Client(p.FirstClientID + i)
+		if wc == nil {
+			return nil, fmt.Errorf("engine: the workload's load has no client %d", p.FirstClientID+i)
+		}
+		c.init(r, i, wc)
 		if c.limit == 0 && p.Events == 0 && p.Duration <= 0 {
 			return nil, fmt.Errorf("engine: nothing limits client %d: PerClientEvents gives it no quota and there is no Events or Duration", i)
 		}
@@ -243,15 +247,38 @@ func (r *run) abort(finished <-chan struct{}) {
 			ids = append(ids, id)
 		}
 	}
-	if len(ids) > 0 {
-		if killer, err := r.p.Connector.Connect(nil); err == nil {
-			for _, id := range ids {
+	r.kill(ids)
+	<-finished
+}
+
+// killers bounds the connections abort KILLs through. A KILL can take the
+// server up to 2 s (MariaDB retries waking the killed thread 40 times
+// 50 ms apart when it cannot take its mutex), so they run side by side.
+const killers = 4
+
+// kill KILLs the server threads ids, best effort, and returns when done.
+func (r *run) kill(ids []uint32) {
+	work := make(chan uint32, len(ids))
+	for _, id := range ids {
+		work <- id
+	}
+	close(work)
+	var wg sync.WaitGroup
+	for range min(killers, len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			killer, err := r.p.Connector.Connect(nil)
+			if err != nil {
+				return
+			}
+			defer killer.Close()
+			for id := range work {
 				_ = killer.Exec("KILL " + strconv.FormatUint(uint64(id), 10))
 			}
-			killer.Close()
-		}
+		}()
 	}
-	<-finished
+	wg.Wait()
 }
 
 // connect opens a connection with mysqlslap's retries, giving up early when
