@@ -251,9 +251,10 @@ func (r *run) abort(finished <-chan struct{}) {
 	<-finished
 }
 
-// killers bounds the connections abort KILLs through. A KILL can take the
-// server up to 2 s (MariaDB retries waking the killed thread 40 times
-// 50 ms apart when it cannot take its mutex), so they run side by side.
+// killers bounds the connections abort KILLs through. One KILL of a
+// thread in SLEEP() took MariaDB 10.11 2.0 s instead of 2 ms in one of 8
+// runs of TestInterrupt/in_a_long_statement (-race, -count=8), so they run
+// side by side rather than one after another.
 const killers = 4
 
 // kill KILLs the server threads ids, best effort, and returns when done.
