@@ -159,7 +159,7 @@ func (c *client) loop() {
 	for !r.stopped.Load() {
 		if r.paced {
 			if timed && !due.Before(deadline) {
-				r.setReason(stopTime)
+				r.setReason(&endedByTime)
 				return
 			}
 			if wait := time.Until(due); wait > 0 && !c.sleep(wait) {
@@ -175,12 +175,12 @@ func (c *client) loop() {
 		measured := !t0.Before(measureFrom)
 		if measured {
 			if c.limit != 0 && c.events >= c.limit {
-				r.setReason(stopEvents)
+				r.setReason(&endedByEvents)
 				return
 			}
 			if quota && c.credit == 0 {
 				if c.credit = r.quota.claim(); c.credit == 0 {
-					r.setReason(stopEvents)
+					r.setReason(&endedByEvents)
 					return
 				}
 			}
@@ -200,7 +200,7 @@ func (c *client) loop() {
 			if timed && !t1.Before(deadline) {
 				// Past the time limit a failing unit is not restarted:
 				// one that always fails would never let the run end.
-				r.setReason(stopTime)
+				r.setReason(&endedByTime)
 				return
 			}
 			continue
@@ -238,7 +238,7 @@ func (c *client) loop() {
 			return
 		}
 		if timed && !t1.Before(deadline) {
-			r.setReason(stopTime)
+			r.setReason(&endedByTime)
 			return
 		}
 	}
@@ -314,7 +314,7 @@ func (c *client) failed(err error, op int, measured bool) bool {
 			return false
 		}
 		if r.pastDeadline(time.Now()) {
-			r.setReason(stopTime)
+			r.setReason(&endedByTime)
 			return false
 		}
 		r.fail(err)

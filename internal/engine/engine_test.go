@@ -153,6 +153,9 @@ func TestPerClientQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b.StoppedBy != "events" {
+		t.Errorf("stopped by %q", b.StoppedBy)
+	}
 	for i, c := range b.Clients {
 		if c.Events != uint64(10*(i+1)) {
 			t.Errorf("client %d: %d events, want %d", i, c.Events, 10*(i+1))
@@ -169,15 +172,29 @@ func TestPerClientQuota(t *testing.T) {
 
 func TestTimeLimit(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		events uint64
-		warmup time.Duration
-	}{{"time only", 0, 0}, {"time before events", 1 << 40, 0}, {"after warm-up", 0, 300 * time.Millisecond}} {
+		name     string
+		events   uint64
+		perFirst uint64 // client 0's own quota
+		warmup   time.Duration
+	}{
+		{"time only", 0, 0, 0},
+		{"time before events", 1 << 40, 0, 0},
+		{"time after one client's quota", 0, 10, 0},
+		{"after warm-up", 0, 0, 300 * time.Millisecond},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := selectPlan(t, 4)
 			p.Duration = 500 * time.Millisecond
 			p.Events = tc.events
 			p.Warmup = tc.warmup
+			if tc.perFirst > 0 {
+				p.PerClientEvents = func(id int) uint64 {
+					if id == 0 {
+						return tc.perFirst
+					}
+					return 0
+				}
+			}
 			began := time.Now()
 			b, err := Run(context.Background(), p)
 			if err != nil {

@@ -67,7 +67,10 @@ type run struct {
 	_       [64]byte
 	quota   quota
 	running atomic.Int64 // clients still in their loop (snapshots)
-	reason  atomic.Pointer[string]
+	// ended is why the client that stopped last stopped ("events" or
+	// "time"): with per-client quotas one client's quota does not end the
+	// load, the last client to stop does.
+	ended atomic.Pointer[string]
 
 	stopOnce sync.Once
 	stopCh   chan struct{} // closed with stopped: wakes paced sleeps
@@ -169,21 +172,23 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		r.abort(finished)
 	case <-ctx.Done():
 		end = time.Now()
-		r.setReason(stopInterrupt)
 		r.stop()
 		r.abort(finished)
 		outcome = ErrInterrupted
 	}
 	rep.stop()
 	<-finished
+	reason := stopEvents
+	if s := r.ended.Load(); s != nil {
+		reason = *s
+	}
+	if outcome != nil {
+		reason = stopInterrupt
+	}
 	if err := r.err(); err != nil {
 		// A fatal error wins over an interrupt that came after it.
 		outcome = err
-		r.reason.Store(ptr(stopError))
-	}
-	reason := stopEvents
-	if s := r.reason.Load(); s != nil {
-		reason = *s
+		reason = stopError
 	}
 	b := r.benchmark(end, reason)
 	if rep != nil {
@@ -192,10 +197,13 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	return b, outcome
 }
 
-func ptr(s string) *string { return &s }
+var (
+	endedByEvents = stopEvents
+	endedByTime   = stopTime
+)
 
-// setReason records why the load ends; the first reason wins.
-func (r *run) setReason(s string) { r.reason.CompareAndSwap(nil, ptr(s)) }
+// setReason records why a client's loop ended; the last one wins.
+func (r *run) setReason(s *string) { r.ended.Store(s) }
 
 // signal returns a channel closed when wg is done.
 func signal(wg *sync.WaitGroup) <-chan struct{} {
@@ -221,7 +229,6 @@ func (r *run) fail(err error) {
 		return
 	}
 	r.failure = err
-	r.setReason(stopError)
 	r.stop()
 	close(r.failed)
 }
