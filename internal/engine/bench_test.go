@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/goslap/goslap/internal/results"
 )
 
 // BenchmarkUnit is the hot loop: one client, b.N SELECT 1 units against the
@@ -87,5 +90,32 @@ func BenchmarkLoop(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkClientHeap reports the heap a client costs while it runs
+// (connection buffers, recorders, snapshots): 1000 clients, SELECT 1 for
+// 1 s, the peak heap in use sampled at each 200 ms interval.
+//
+//	go test -run XXX -bench ClientHeap -benchtime 1x ./internal/engine
+func BenchmarkClientHeap(b *testing.B) {
+	const clients = 1000
+	for range b.N {
+		p := selectPlan(b, clients)
+		p.Duration = time.Second
+		p.ReportInterval = 200 * time.Millisecond
+		var peak uint64
+		p.OnInterval = func(results.Interval) {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapInuse)
+		}
+		runtime.GC()
+		var m0 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		if _, err := Run(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(peak-min(peak, m0.HeapInuse))/1024/clients, "KB/client")
 	}
 }
