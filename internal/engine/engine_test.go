@@ -547,6 +547,53 @@ func TestConnectError(t *testing.T) {
 	}
 }
 
+// TestStopWhileBeginning: a stop before the clock does not wait for a
+// client stuck in Begin: after the grace its statement is broken off.
+func TestStopWhileBeginning(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool // ctx ends; else another client's Begin fails
+	}{{"interrupt", true}, {"another client failed", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &scripted{
+				begin: func(id int, c *mysqlconn.Conn) error {
+					switch {
+					case id == 0:
+						return c.Exec("DO SLEEP(30)")
+					case id == 1 && !tc.cancel:
+						time.Sleep(100 * time.Millisecond)
+						return c.Exec("SELECT * FROM mysql.no_such_table")
+					}
+					return nil
+				},
+				next: selectOne,
+			}
+			p := scriptedPlan(t, w, 3)
+			p.Events = 10
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			if !tc.cancel {
+				ctx = context.Background()
+			}
+			began := time.Now()
+			b, err := Run(ctx, p)
+			if time.Since(began) > 4*time.Second {
+				t.Errorf("Run took %v", time.Since(began))
+			}
+			var ce *ClientError
+			switch {
+			case tc.cancel && (!errors.Is(err, ErrInterrupted) || b == nil || b.Events != 0):
+				t.Errorf("got %v, %v; want ErrInterrupted and no events", b, err)
+			case !tc.cancel && (!errors.As(err, &ce) || ce.Client != 1 || b != nil):
+				t.Errorf("got %v, %v; want client 1's error", b, err)
+			}
+			if w.ends.Load() != w.begins.Load() {
+				t.Errorf("%d Begin, %d End", w.begins.Load(), w.ends.Load())
+			}
+		})
+	}
+}
+
 func TestBeginError(t *testing.T) {
 	w := &scripted{
 		begin: func(id int, c *mysqlconn.Conn) error {

@@ -132,11 +132,15 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	allLooped := signal(&looped)
 	finished := signal(&done)
 
+	// Before the clock too, a stop must not wait on a client stuck in a
+	// Begin (a lock): abort breaks what is still busy after the grace.
 	select {
 	case <-allReady:
+	case <-r.failed:
+		r.abort(allReady)
 	case <-ctx.Done():
 		r.stop()
-		<-allReady
+		r.abort(allReady)
 	}
 	if r.stopped.Load() {
 		// A client failed to connect or begin, or ctx ended: nobody is
@@ -240,8 +244,9 @@ func (r *run) err() error {
 }
 
 // abort gives the clients a moment to notice the stop, then closes the
-// sockets of those still inside a unit (which wakes them) and KILLs their
-// statements so the server releases their locks; then waits for all.
+// sockets of those still inside a statement (which wakes them) and KILLs
+// their statements so the server releases their locks; then waits until
+// finished is closed.
 func (r *run) abort(finished <-chan struct{}) {
 	select {
 	case <-finished:
