@@ -45,16 +45,20 @@ type Plan struct {
 	// Rate is the target number of units per second across all clients; 0
 	// runs unpaced. Arrivals are Poisson (sysbench --rate): each client
 	// follows its own Poisson process of Rate/Clients, which together make
-	// one of Rate, with no shared queue. Uniform spaces them evenly on the
-	// pacer's global schedule instead (mysqlslap's --rate).
+	// one of Rate, with no shared queue (so a client that falls behind
+	// keeps its backlog; sysbench's single queue would hand it to an idle
+	// client). Latency is then also measured from each unit's scheduled
+	// start (Recorder.Intended). Uniform spaces them evenly on the pacer's
+	// global schedule instead (mysqlslap's --rate).
 	Rate    float64
 	Uniform bool
 
 	// Ignore says which error codes are tolerated: the error is counted on
-	// its op and the unit restarted. A broken connection (its code, or
-	// 2013, 2006 or 1927 accepted) is re-established first, with back-off,
-	// and Client.Begin runs again. nil tolerates nothing. Clients call it
-	// concurrently (only when an error happens).
+	// its op and the unit restarted (not past Duration's deadline). A
+	// broken connection (its code accepted, or any of 2013, 2006, 1927,
+	// 2011, 2055) is re-established first, with back-off, and Client.Begin
+	// runs again. nil tolerates nothing. Clients call it concurrently
+	// (only when an error happens).
 	Ignore func(code uint16) bool
 
 	// ReportInterval is the length of the snapshots given to OnInterval
