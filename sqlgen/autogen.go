@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -152,6 +153,35 @@ func randomString(rng *GlibcRandom) string {
 	return string(b[:])
 }
 
+// checkColumns refuses the tables whose generated SQL no server accepts,
+// which mysqlslap sends anyway: a table without any column, and a SELECT
+// list or UPDATE SET list without a column ("SELECT  FROM t1",
+// "UPDATE t1 SET  WHERE id = ...") when -x and -y are both 0.
+func checkColumns(t Table, kind loadType, loadType string) error {
+	if t.Ints.Count+t.Chars.Count > 0 {
+		return nil
+	}
+	if !t.HasPrimaryKey() && t.SecondaryIndexes == 0 {
+		return errors.New("--number-char-cols=0 and --number-int-cols=0 leave table t1 without any column (mysqlslap would send \"CREATE TABLE `t1` ()\"); give -x or -y at least 1")
+	}
+	stmt := ""
+	switch kind {
+	case loadWrite:
+		return nil
+	case loadUpdate:
+		stmt = "UPDATE t1 SET  WHERE id = ..."
+		if !t.HasPrimaryKey() {
+			stmt = "UPDATE t1 SET "
+		}
+	default:
+		stmt = "SELECT  FROM t1"
+	}
+	if loadType == "" {
+		loadType = "mixed"
+	}
+	return fmt.Errorf("--number-char-cols=0 and --number-int-cols=0 leave the queries of --auto-generate-sql-load-type=%s without a column (mysqlslap would send %q); give -x or -y at least 1, or use --auto-generate-sql-load-type=write", loadType, stmt)
+}
+
 // buildAuto fills the create and query lists of p for -a, drawing from one
 // seed-1 generator in mysqlslap's order: CREATE (no draws), every unique
 // INSERT, then the query list in order.
@@ -173,6 +203,9 @@ func buildAuto(cfg Config, p *Plan) error {
 		SecondaryIndexes: cfg.SecondaryIndexes,
 		Ints:             ints,
 		Chars:            chars,
+	}
+	if err := checkColumns(table, loadTypeOf(cfg.LoadType), cfg.LoadType); err != nil {
+		return err
 	}
 	rng := NewGlibcRandom(1)
 

@@ -264,6 +264,13 @@ func TestBuildRejects(t *testing.T) {
 		{"number-of-queries, no statements", func() Config { c := defaults(); c.NumberOfQueries = 5; return c }(), nil, "need statements"},
 		{"iterations 0", withQuery("x", func(c *Config) { c.Iterations = 0 }), nil, "--iterations"},
 		{"empty delimiter", withQuery("x", func(c *Config) { c.Delimiter = "" }), nil, "--delimiter"},
+		// Zero columns: mysqlslap sends SQL no server accepts.
+		{"-x0 -y0 guid mixed", noCols(func(c *Config) { c.GUIDPrimary = true }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 autoinc read", noCols(func(c *Config) { c.AddAutoIncrement, c.LoadType = true, "read" }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 guid key", noCols(func(c *Config) { c.GUIDPrimary, c.LoadType = true, "key" }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 autoinc update", noCols(func(c *Config) { c.AddAutoIncrement, c.LoadType = true, "update" }), nil, `"UPDATE t1 SET  WHERE id = ..."`},
+		{"-x0 -y0 secondary update", noCols(func(c *Config) { c.SecondaryIndexes, c.LoadType = 1, "update" }), nil, `"UPDATE t1 SET "`},
+		{"-x0 -y0 no key", noCols(nil), nil, "CREATE TABLE `t1` ()"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,6 +290,28 @@ func TestBuildRejects(t *testing.T) {
 	c.LoadType, c.AddAutoIncrement, c.GUIDPrimary = "key", true, true
 	if _, err := Build(c); err != nil {
 		t.Errorf("-a rules applied without -a: %v", err)
+	}
+}
+
+// noCols is -a -x 0 -y 0 with edit applied.
+func noCols(edit func(*Config)) Config {
+	return auto(func(c *Config) {
+		c.IntCols, c.CharCols = "0", "0"
+		if edit != nil {
+			edit(c)
+		}
+	})
+}
+
+// TestBuildZeroColumnsWrite: the write load needs no column list, so a
+// key-only table is still valid SQL and accepted.
+func TestBuildZeroColumnsWrite(t *testing.T) {
+	p, err := Build(noCols(func(c *Config) { c.GUIDPrimary, c.LoadType = true, "write" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Query[0].Text; got != "INSERT INTO t1 VALUES (uuid())" {
+		t.Errorf("query %q", got)
 	}
 }
 
