@@ -73,7 +73,7 @@ func TestParse(t *testing.T) {
 		wantErr string
 	}{
 		{in: "select 1", static: true},
-		{in: `select '{"a": 1}'`, static: true}, // JSON stays literal
+		{in: `select '{"a": 1}'`, static: true},      // JSON stays literal
 		{in: "select '{{firstname}'", static: false}, // renders "{": not sent as written
 		{in: "select {nosuchfunction}", wantErr: "unknown template function {nosuchfunction}"},
 		{in: "select {uuid:3}", wantErr: "takes no parameters"},
