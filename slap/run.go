@@ -292,11 +292,17 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
 		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
-	for i, s := range r.p.Create {
+	for list := r.p.CreateList(); ; {
+		s, i, ok := list.Next()
+		if !ok {
+			break
+		}
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		s.Text = r.own.mainText(r.own.create, i, s.Text)
+		if i >= 0 {
+			s.Text = r.own.mainText(r.own.create, i, s.Text)
+		}
 		if err := r.mainExec(s.WithEngine(engine)); err != nil {
 			return err
 		}

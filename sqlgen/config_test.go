@@ -25,6 +25,18 @@ func auto(edit func(*Config)) Config {
 	return c
 }
 
+// createTexts is the create list as executed.
+func createTexts(p *Plan) []string {
+	var out []string
+	for list := p.CreateList(); ; {
+		s, _, ok := list.Next()
+		if !ok {
+			return out
+		}
+		out = append(out, s.Text)
+	}
+}
+
 func texts(list []Statement) []string {
 	var out []string
 	for _, s := range list {
@@ -59,8 +71,8 @@ func TestBuildAutoCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Create) != c.create || len(p.Query) != c.queries {
-				t.Fatalf("create %d, queries %d; want %d, %d", len(p.Create), len(p.Query), c.create, c.queries)
+			if p.CreateLen() != uint64(c.create) || len(p.Query) != c.queries {
+				t.Fatalf("create %d, queries %d; want %d, %d", p.CreateLen(), len(p.Query), c.create, c.queries)
 			}
 			var inserts, selects int
 			for _, s := range p.Query {
@@ -95,7 +107,7 @@ func TestBuildWriteNumberCycling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := texts(p.Create)
+	got := createTexts(p)
 	// CREATE, I1, I2, I3, I1, I2, I3.
 	if !strings.HasPrefix(got[0], "CREATE TABLE") || got[1] != got[4] || got[2] != got[5] || got[3] != got[6] || got[1] == got[2] {
 		t.Fatalf("create list not cycled: %q", got)
