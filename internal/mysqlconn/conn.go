@@ -158,12 +158,12 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 	}
 	drv, err := per.Connect(ctx)
 	if err != nil {
-		if st.sock != nil && st.sock.failure != nil {
-			var me *mysql.MySQLError
-			if !errors.As(err, &me) {
-				// The greeting was fine; the rest of the handshake failed.
-				return nil, lostAt("reading authorization packet", st.sock.failure)
-			}
+		var me *mysql.MySQLError
+		if st.sock != nil && !errors.As(err, &me) && !strings.Contains(err.Error(), "tls:") && (st.sock.failure != nil ||
+			errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysql.ErrMalformPkt) ||
+			errors.Is(err, mysql.ErrPktSync) || errors.Is(err, mysql.ErrPktSyncMul)) {
+			// The greeting was fine; the rest of the handshake failed.
+			return nil, lostAt("reading authorization packet", st.sock.failure)
 		}
 		return nil, err
 	}
