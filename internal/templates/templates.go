@@ -143,6 +143,9 @@ func Parse(text string) (*Template, error) {
 			i = end
 			continue
 		}
+		if name == "template" {
+			return nil, fmt.Errorf("template function {template} cannot be checked before the run (its Go template can call any generator at any size); use placeholders directly")
+		}
 		if unseeded[name] {
 			return nil, fmt.Errorf("template function {%s} cannot be reproduced from --seed (gofakeit draws it from its global source); use {date} or {number:...}", name)
 		}
@@ -241,6 +244,14 @@ func checkParams(name string, mp *gofakeit.MapParams) error {
 			}
 			if product *= max(n, 1); product > maxSize {
 				return fmt.Errorf("asks for %s generated units in all, more than %d", strconv.FormatInt(product, 10), maxSize)
+			}
+		}
+	}
+	if name == "generate" {
+		// Its text is itself a template: check its placeholders the same way.
+		for _, text := range mp.Get("str") {
+			if _, err := Parse(text); err != nil {
+				return err
 			}
 		}
 	}

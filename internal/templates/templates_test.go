@@ -161,6 +161,9 @@ func TestParseRejectsBadParameters(t *testing.T) {
 		{"SELECT '{regex:a{1000000}}'", "invalid regular expression"},
 		{"SELECT '{regex:a{999}b{999}}'", "beyond gofakeit's limit"},
 		{"SELECT '{regex:((a+)+)+}'", "beyond gofakeit's limit"},
+		{"SELECT '{generate:{lettern:99999999999}}'", "count=99999999999 is out of range"},
+		{"SELECT '{generate:x {regex:(}}'", "invalid regular expression"},
+		{"SELECT '{template:{{LetterN 99999999999}}}'", "cannot be checked before the run"},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.text)
