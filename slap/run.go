@@ -72,10 +72,11 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 	}
 	results, err := r.run()
 	if err != nil {
-		r.cleanup()
+		note := r.cleanup()
 		if ctx.Err() != nil {
 			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
 		}
+		err = withNote(err, note)
 	}
 	if o.Own.JSONSet {
 		doc, jerr := own.jsonDocument(o, server, results, err)
@@ -291,11 +292,17 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
 		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
-	for i, s := range r.p.Create {
+	for list := r.p.CreateList(); ; {
+		s, i, ok := list.Next()
+		if !ok {
+			break
+		}
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		s.Text = r.own.mainText(r.own.create, i, s.Text)
+		if i >= 0 {
+			s.Text = r.own.mainText(r.own.create, i, s.Text)
+		}
 		if err := r.mainExec(s.WithEngine(engine)); err != nil {
 			return err
 		}
@@ -350,24 +357,40 @@ func (r *runner) system(name, command string) error {
 
 // cleanup drops the schema after a failed or interrupted run when this run
 // created it and owns it (never with --no-drop). The main connection may be
-// broken by then, so a failure is retried once on a fresh connection.
-func (r *runner) cleanup() {
+// broken by then, so a failure is retried once on a fresh connection. It
+// returns the line saying the drop failed ("" if it did not), which
+// belongs after the error that ended the run, not before it.
+func (r *runner) cleanup() string {
 	if !r.createdSchema || !r.p.OwnsSchema {
-		return
+		return ""
 	}
 	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
 	if r.main.Exec(stmt) == nil {
-		return
+		return ""
 	}
 	fresh, err := r.mainConn.Connect(nil)
 	if err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
-		return
+		code, msg := r.mainConn.ConnectError(err)
+		return fmt.Sprintf("%s: could not drop schema '%s' after the error: %d %s", ProgName, r.p.Schema, code, msg)
 	}
 	defer fresh.Close()
 	if err := fresh.Exec(stmt); err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
+		return fmt.Sprintf("%s: could not drop schema '%s' after the error: %s", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
 	}
+	return ""
+}
+
+// withNote appends note (a complete line, may be "") to the message of the
+// error that ended the run, so the cause is printed first.
+func withNote(err error, note string) error {
+	if note == "" {
+		return err
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + note}
+	}
+	return &ExitError{Code: 1, Msg: ProgName + ": " + err.Error() + "\n" + note}
 }
 
 // verbosef prints one --verbose line when the level is at least min.
