@@ -167,7 +167,7 @@ func readOptionFiles(d defaultsArgs, env *Env) (words []string, err error) {
 	if !d.hasSuffix {
 		suffix = env.getenv("MYSQL_GROUP_SUFFIX")
 	}
-	r := &optfile.Reader{Groups: optfile.Groups(optionGroups, suffix), Stderr: env.Stderr}
+	r := &optfile.Reader{Groups: optfile.Groups(optionGroups, suffix), Stderr: env.Stderr, Prog: ProgName}
 	if d.loginPath != "" && !d.noLoginPaths {
 		// Unlike MySQL, ~/.mylogin.cnf is read only when --login-path asks for
 		// it, so that a plain command line behaves as mariadb-slap.
