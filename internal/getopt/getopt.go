@@ -51,7 +51,11 @@ const (
 
 // Option describes one option. Exactly one of the pointers matching Var is set.
 type Option struct {
-	Name  string // canonical long name, words separated by '-'
+	// Name is the long name as the program's option table spells it: words
+	// separated by '-', or by '_' where MariaDB's table has them
+	// (plugin_dir), since its messages quote that spelling. Matching treats
+	// the two alike; --help shows '-' (see HelpName).
+	Name  string
 	Short byte   // short letter, 0 when none
 	Arg   ArgKind
 	Var   VarKind
@@ -137,6 +141,9 @@ func (p *Parser) FlagSet() *pflag.FlagSet { return p.flags }
 
 // Normalize folds '_' to '-', the my_getopt name equivalence.
 func Normalize(name string) string { return strings.ReplaceAll(name, "_", "-") }
+
+// HelpName is the name as my_print_help and my_print_variables show it.
+func HelpName(name string) string { return Normalize(name) }
 
 func (p *Parser) errorf(format string, args ...any) string {
 	return p.Prog + ": " + fmt.Sprintf(format, args...)
@@ -237,7 +244,7 @@ func (p *Parser) find(name string) (m match, o, last *Option) {
 	var first *Option
 	count := 0
 	for _, c := range p.Options {
-		if c.ExactOnly || !strings.HasPrefix(c.Name, n) {
+		if c.ExactOnly || !strings.HasPrefix(Normalize(c.Name), n) {
 			continue
 		}
 		if first == nil {
