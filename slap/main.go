@@ -27,6 +27,9 @@ func run(args []string, env Env) int {
 	if err := sandbox.CheckSandbox(o); err != nil {
 		return report(env.Stderr, err)
 	}
+	if err := o.CheckOutputFiles(); err != nil {
+		return report(env.Stderr, err)
+	}
 	// mysqlslap opens the CSV file before it builds any statement (spec 3.1),
 	// so a bad path fails before anything runs.
 	csv, closeCSV, err := OpenCSV(o, env.Stdout)

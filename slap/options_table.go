@@ -102,6 +102,11 @@ func optionTable(st *parseState) []*optSpec {
 	add(sectionMariaDB, &getopt.Option{Name: "csv", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &o.CSV,
 		Help: "Generate CSV output to named file or to stdout if no file is named.",
 		Hook: func(s getopt.Setting) error {
+			if s.HasValue && s.Value == "" {
+				// mysqlslap tries to open a file named "" and fails
+				// ("Could not open csv file: n"); say why.
+				return Exitf(1, "Could not open csv file: --csv= names no file (--csv alone writes to stdout)")
+			}
 			o.CSVSet = true
 			if strings.HasPrefix(o.CSV, "-") {
 				o.CSV = "" // mysqlslap: a value starting with '-' means stdout

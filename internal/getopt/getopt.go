@@ -56,7 +56,7 @@ type Option struct {
 	// (plugin_dir), since its messages quote that spelling. Matching treats
 	// the two alike; --help shows '-' (see HelpName).
 	Name  string
-	Short byte   // short letter, 0 when none
+	Short byte // short letter, 0 when none
 	Arg   ArgKind
 	Var   VarKind
 	Help  string // description shown by --help
@@ -77,6 +77,12 @@ type Option struct {
 	// Hook runs after the variable (if any) is set. An error it returns stops
 	// parsing and is returned by Parse unchanged.
 	Hook func(s Setting) error
+
+	// Off, when set, is what --skip-X and --disable-X do instead of storing
+	// the word "0" (my_getopt's rule for strings and numbers): goslap's own
+	// options that take a value are switched off by them. --enable-X then
+	// means the bare option (an error when it requires a value).
+	Off func() error
 }
 
 // Setting is one application of an option, passed to its Hook.
@@ -328,6 +334,13 @@ func (p *Parser) long(body string, fromFile bool, next func() (string, bool)) er
 		p.note(fmt.Sprintf("Info: Using unique option prefix '%s' is error-prone and can break in the future. Please use the full name '%s' instead.", name, o.Name))
 	}
 
+	if o.Off != nil && (special == "skip" || special == "disable" || special == "enable") {
+		off := special != "enable"
+		if hasValue && value == "0" {
+			off = !off // --skip-x=0 is a double negation, as for booleans
+		}
+		return p.switchOnOff(o, off, fromFile)
+	}
 	prefixed := false
 	switch special {
 	case "skip", "disable":
@@ -376,6 +389,23 @@ func (p *Parser) long(body string, fromFile bool, next func() (string, bool)) er
 		}
 	}
 	return p.apply(Setting{Opt: o, Value: value, HasValue: hasValue, FromFile: fromFile}, prefixed)
+}
+
+// switchOnOff applies --skip-/--disable-/--enable- to an option with an
+// Off function: off runs it, on is the bare option.
+func (p *Parser) switchOnOff(o *Option, off, fromFile bool) error {
+	if off {
+		if err := o.Off(); err != nil {
+			p.Flush()
+			return err
+		}
+		return nil
+	}
+	if o.Arg == RequiredArg {
+		p.soft(ExitArgumentRequired, p.errorf("option '--%s' requires an argument", o.Name))
+		return nil
+	}
+	return p.apply(Setting{Opt: o, FromFile: fromFile}, false)
 }
 
 // shorts handles a "-abc" cluster; rest are the following words (a required
