@@ -199,6 +199,13 @@ func (p *Parser) Finish() error {
 func (p *Parser) Parse(words []string, fromFile bool) error {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
+		if n, lookalike, _ := leadingDashes(w); lookalike && n > 0 && !fromFile {
+			if fixed, ok := p.dashedWord(w); ok {
+				_, what := lookalikes(w)
+				p.soft(ExitUnknownOption, p.errorf("'%s' starts with %s, not '-': did you mean %s?", w, what, fixed))
+				continue
+			}
+		}
 		switch {
 		case w == "--" && !fromFile:
 			p.Positional = append(p.Positional, words[i+1:]...)
@@ -327,7 +334,11 @@ func (p *Parser) long(body string, fromFile bool, next func() (string, bool)) er
 			p.note(fmt.Sprintf("Warning: %s: unknown %s %s", p.Prog, kind, text))
 			return nil
 		}
-		p.soft(code, p.errorf("unknown %s %s", kind, text))
+		lines := []string{p.errorf("unknown %s %s", kind, text)}
+		if fixed, what := lookalikes(body); what != "" && !fromFile {
+			lines = append(lines, p.errorf("'--%s' contains %s: did you mean --%s?", body, what, fixed))
+		}
+		p.soft(code, lines...)
 		return nil
 	}
 	if m == matchPrefix {
@@ -459,6 +470,14 @@ func (p *Parser) shorts(w string, rest []string, fromFile bool) (int, error) {
 // prefixed says the value came from skip-/enable-/disable-/autoset-.
 func (p *Parser) apply(s Setting, prefixed bool) error {
 	o := s.Opt
+	if s.HasValue && !s.FromFile {
+		if what, pasted := pastedValue(s.Value); pasted {
+			fixed, _ := lookalikes(s.Value)
+			p.soft(ExitArgumentInvalid, p.errorf("the value of --%s contains %s, as pasted from a web page or document: did you mean --%s=%s?",
+				o.Name, what, o.Name, strings.TrimRight(fixed, " ")))
+			return nil
+		}
+	}
 	switch o.Var {
 	case VarBool:
 		if !s.HasValue {
