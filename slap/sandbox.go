@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/sqlgen"
@@ -35,7 +33,7 @@ func (s *SandboxOptions) CheckSandbox(o *Options) error {
 // turn, prints each run's mysqlslap report, then (with --target) the
 // side-by-side table, and writes the --plot chart.
 //
-// The first SIGINT or SIGTERM cancels the run: the benchmark stops, every
+// The first SIGINT, SIGTERM, SIGHUP or SIGQUIT cancels the run: the benchmark stops, every
 // sandbox is stopped and its directory removed, and the error is an
 // ExitError with status 130. Further signals are ignored until the clean-up
 // (bounded by the server's shutdown) is done — unlike RunWithSignals, which
@@ -44,8 +42,7 @@ func RunTargets(o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output) ([]co
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	defer notifyInterrupts(sigs)()
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -64,14 +65,18 @@ func TestBinaryInterruptedBySignal(t *testing.T) {
 	tests := []struct {
 		name    string
 		query   string
+		sig     syscall.Signal
 		signals int
 		within  time.Duration
 	}{
-		{"SIGINT between statements", "SELECT SLEEP(0.01)", 1, 5 * time.Second},
-		{"SIGTERM inside a long statement", "SELECT SLEEP(60)", 1, 5 * time.Second},
-		{"second SIGINT exits at once", "SELECT SLEEP(60)", 2, 2 * time.Second},
+		{"SIGINT between statements", "SELECT SLEEP(0.01)", syscall.SIGINT, 1, 5 * time.Second},
+		{"SIGTERM inside a long statement", "SELECT SLEEP(60)", syscall.SIGTERM, 1, 5 * time.Second},
+		{"second SIGINT exits at once", "SELECT SLEEP(60)", syscall.SIGINT, 2, 2 * time.Second},
+		// A closed terminal or ssh session.
+		{"SIGHUP inside a long statement", "SELECT SLEEP(60)", syscall.SIGHUP, 1, 5 * time.Second},
+		{"SIGQUIT between statements", "SELECT SLEEP(0.01)", syscall.SIGQUIT, 1, 5 * time.Second},
 	}
-	for i, tc := range tests {
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := slapOptions(t, s).CreateSchema
 			cmd := exec.Command(bin, "--no-defaults", "-S", s.Socket, "-uroot", "--create-schema="+schema,
@@ -91,13 +96,9 @@ func TestBinaryInterruptedBySignal(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			time.Sleep(200 * time.Millisecond)
-			sig := os.Signal(syscall.SIGINT)
-			if i == 1 {
-				sig = syscall.SIGTERM
-			}
 			start := time.Now()
 			for n := 0; n < tc.signals; n++ {
-				cmd.Process.Signal(sig)
+				cmd.Process.Signal(tc.sig)
 				time.Sleep(50 * time.Millisecond)
 			}
 			err := cmd.Wait()
@@ -112,7 +113,44 @@ func TestBinaryInterruptedBySignal(t *testing.T) {
 			if tc.signals == 1 && schemaExists(t, db, schema) {
 				t.Errorf("schema %s not dropped after the interrupt", schema)
 			}
+			if strings.Contains(stderr.String(), "goroutine ") {
+				t.Errorf("stderr has a goroutine dump: %s", stderr.String())
+			}
 			dropAfter(t, db, schema)
 		})
+	}
+}
+
+// TestBinaryStdoutReaderGone: when the reader of stdout has gone (`goslap |
+// tee log` in a closed ssh session), a write must fail as an error that
+// cleans up, not kill goslap with SIGPIPE and leave the schema behind.
+func TestBinaryStdoutReaderGone(t *testing.T) {
+	s := servertest.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	schema := slapOptions(t, s).CreateSchema
+	dropAfter(t, db, schema)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	// The first Benchmark block is flushed before the second concurrency
+	// value's --pre-system runs, while the schema exists.
+	cmd := exec.Command(goslapBinary(t), "--no-defaults", "-S", s.Socket, "-uroot", "--create-schema="+schema,
+		"--create=create table t(a int)", "-q", "select 1", "-c", "1,1", "--pre-system=true")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1; stderr: %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "broken pipe") {
+		t.Errorf("stderr %q does not name the broken pipe", stderr.String())
+	}
+	if schemaExists(t, db, schema) {
+		t.Errorf("schema %s left behind", schema)
 	}
 }
