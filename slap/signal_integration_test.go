@@ -1,18 +1,21 @@
 package slap
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
@@ -152,5 +155,88 @@ func TestBinaryStdoutReaderGone(t *testing.T) {
 	}
 	if schemaExists(t, db, schema) {
 		t.Errorf("schema %s left behind", schema)
+	}
+}
+
+// TestBinarySandboxDoesNotOutliveGoslap: however goslap ends, its sandbox
+// server stops; on a signal goslap can catch it also removes the sandbox's
+// directory, and after SIGKILL the next sandbox start sweeps it away.
+func TestBinarySandboxDoesNotOutliveGoslap(t *testing.T) {
+	servertest.Require(t)
+	t.Parallel()
+	bin := goslapBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp, err := os.MkdirTemp("", "gsb") // short: the socket path is limited
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(tmp)
+			cmd := exec.Command(bin, "--no-defaults", "--sandbox", "--create=create table t(a int)",
+				"-q", "SELECT SLEEP(60)", "-c", "2")
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			up := make(chan struct{})
+			var lines bytes.Buffer
+			var mu sync.Mutex
+			go func() {
+				sc := bufio.NewScanner(stderr)
+				for sc.Scan() {
+					mu.Lock()
+					lines.WriteString(sc.Text() + "\n")
+					mu.Unlock()
+					if strings.Contains(sc.Text(), " up in ") {
+						close(up)
+					}
+				}
+			}()
+			select {
+			case <-up:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the sandbox did not come up")
+			}
+			dirs, _ := filepath.Glob(filepath.Join(tmp, "goslap-server-*"))
+			if len(dirs) != 1 {
+				t.Fatalf("sandbox directories %v, want one", dirs)
+			}
+			pidText, err := os.ReadFile(filepath.Join(dirs[0], "mysqld.pid"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			serverPid, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
+			time.Sleep(300 * time.Millisecond) // into the load
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			mu.Lock()
+			out := lines.String()
+			mu.Unlock()
+			var exitErr *exec.ExitError
+			if sig != syscall.SIGKILL && (!errors.As(err, &exitErr) || exitErr.ExitCode() != 130) {
+				t.Errorf("exit: %v, want status 130; stderr: %s", err, out)
+			}
+			// The server is not our child: it is gone once signal 0 fails.
+			for deadline := time.Now().Add(10 * time.Second); syscall.Kill(serverPid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					syscall.Kill(serverPid, syscall.SIGKILL)
+					t.Fatalf("sandbox server %d still runs 10 s after goslap ended", serverPid)
+				}
+			}
+			if sig == syscall.SIGKILL {
+				// What the next sandbox start does first.
+				if swept := testserver.SweepStale(tmp); len(swept) != 1 || swept[0] != dirs[0] {
+					t.Errorf("SweepStale removed %v, want %s", swept, dirs[0])
+				}
+			}
+			if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+				t.Errorf("sandbox directory %s still exists (%v); stderr: %s", dirs[0], err, out)
+			}
+		})
 	}
 }
