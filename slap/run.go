@@ -398,7 +398,10 @@ func (r *runner) mainExec(stmt string) error {
 
 // system runs a --pre-system/--post-system hook (see runSystemHook).
 func (r *runner) system(name, command string) error {
-	if err := runSystemHook(name, command, r.out.Stdout, r.out.Stderr); err != nil {
+	if err := runSystemHook(r.ctx, name, command, r.out.Stdout, r.out.Stderr); err != nil {
+		if r.ctx.Err() != nil {
+			return err // Run turns it into the interrupt's exit status
+		}
 		return Exitf(1, "%v", err)
 	}
 	return nil

@@ -240,3 +240,97 @@ func TestBinarySandboxDoesNotOutliveGoslap(t *testing.T) {
 		})
 	}
 }
+
+// TestBinaryInterruptedInSystemHook: a signal while a --pre-system or
+// --post-system command runs ends the command and everything it started,
+// then cleans up and exits 130 as any interrupt does.
+func TestBinaryInterruptedInSystemHook(t *testing.T) {
+	s := servertest.Require(t)
+	t.Parallel()
+	db := rootDB(t, s)
+	bin := goslapBinary(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		sig  syscall.Signal
+	}{
+		{"SIGTERM in --pre-system", []string{"--pre-system=HOOK"}, syscall.SIGTERM},
+		{"SIGINT in --post-system", []string{"--post-system=HOOK"}, syscall.SIGINT},
+		{"SIGHUP in --only-print --pre-system", []string{"--only-print", "--pre-system=HOOK"}, syscall.SIGHUP},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := slapOptions(t, s).CreateSchema
+			dropAfter(t, db, schema)
+			pidFile := filepath.Join(t.TempDir(), "hook.pid")
+			// The shell records its pid, the id of its process group, and
+			// waits on a child of its own.
+			hook := "echo $$ > " + pidFile + "; sleep 60; echo done"
+			args := []string{"--no-defaults", "-S", s.Socket, "-uroot", "--create-schema=" + schema,
+				"--create=create table t(a int)", "-q", "select 1"}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "HOOK", hook))
+			}
+			cmd := exec.Command(bin, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var pgid int
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+					pgid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the hook did not start; stderr: %s", stderr.String())
+				}
+			}
+			defer syscall.Kill(-pgid, syscall.SIGKILL)
+			time.Sleep(100 * time.Millisecond)
+			start := time.Now()
+			cmd.Process.Signal(tc.sig)
+			err := cmd.Wait()
+			took := time.Since(start)
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+				t.Errorf("exit: %v, want status 130; stderr: %s", err, stderr.String())
+			}
+			if took > 3*time.Second {
+				t.Errorf("exited %v after the signal, want within 3 s", took)
+			}
+			if live := groupMembers(pgid); len(live) > 0 {
+				t.Errorf("the hook's process group %d still has %v", pgid, live)
+			}
+			if schemaExists(t, db, schema) {
+				t.Errorf("schema %s not dropped after the interrupt", schema)
+			}
+			if strings.Contains(stdout.String(), "done") {
+				t.Errorf("the hook ran to its end: %q", stdout.String())
+			}
+		})
+	}
+}
+
+// groupMembers lists the live processes (not zombies, which only wait for
+// their reaper) of process group pgid, from /proc.
+func groupMembers(pgid int) []string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var live []string
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(b[i+1:])) // state, ppid, pgrp, ...
+		if len(fields) > 2 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
+			live = append(live, string(b[:i+1]))
+		}
+	}
+	return live
+}
