@@ -150,11 +150,13 @@ func Start(cfg Config) (*Server, error) {
 	}
 	// A free port can be taken by someone else between our probe and the
 	// server's bind; try a few ports before giving up.
+	var logStart int64 // where this attempt's lines begin in the error log
 	for attempt := 0; ; attempt++ {
 		if s.Port, err = freePort(); err != nil {
 			s.removeDir()
 			return nil, err
 		}
+		logStart = fileSize(s.LogFile)
 		err = s.start(cfg, deadline)
 		if err == nil {
 			return s, nil
@@ -164,7 +166,7 @@ func Start(cfg Config) (*Server, error) {
 			break
 		}
 	}
-	err = fmt.Errorf("%w\n%s", err, s.logTail())
+	err = &StartError{Err: err, ServerError: s.firstLogError(logStart), LogTail: s.logTail()}
 	s.removeDir()
 	return nil, err
 }
