@@ -30,14 +30,18 @@ const (
 
 // schemaObjectsSelect lists every object of a schema as (kind, name) rows.
 // information_schema.TABLES covers base tables, views and (MariaDB)
-// sequences, which share one name space.
+// sequences, which share one name space. The names are converted to one
+// binary collation: information_schema's columns differ in collation
+// (MySQL 8), which UNION and the marker's key would otherwise trip over.
 func schemaObjectsSelect(schema string) string {
 	lit := sqlString(schema)
-	return "SELECT CASE TABLE_TYPE WHEN 'VIEW' THEN 'view' WHEN 'SEQUENCE' THEN 'sequence' ELSE 'table' END, TABLE_NAME" +
+	bin := func(col string) string { return "CONVERT(" + col + " USING utf8mb4) COLLATE utf8mb4_bin" }
+	return "SELECT CASE TABLE_TYPE WHEN 'VIEW' THEN 'view' WHEN 'SEQUENCE' THEN 'sequence' ELSE 'table' END, " + bin("TABLE_NAME") +
 		" FROM information_schema.TABLES WHERE TABLE_SCHEMA = " + lit +
-		" UNION ALL SELECT LOWER(ROUTINE_TYPE), ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = " + lit +
-		" UNION ALL SELECT 'trigger', TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = " + lit +
-		" UNION ALL SELECT 'event', EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = " + lit
+		" UNION ALL SELECT " + bin("LOWER(ROUTINE_TYPE)") + ", " + bin("ROUTINE_NAME") +
+		" FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = " + lit +
+		" UNION ALL SELECT 'trigger', " + bin("TRIGGER_NAME") + " FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = " + lit +
+		" UNION ALL SELECT 'event', " + bin("EVENT_NAME") + " FROM information_schema.EVENTS WHERE EVENT_SCHEMA = " + lit
 }
 
 // schemaObject is one entry of a schema's inventory.
