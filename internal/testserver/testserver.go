@@ -261,6 +261,10 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 		"--log-error="+s.LogFile,
 		"--max-connections="+strconv.Itoa(cfg.MaxConnections),
 		"--skip-name-resolve",
+		// Temporary tables (information_schema queries make on-disk ones) in
+		// the private directory: a /tmp cleaner cannot delete them under the
+		// server, and they go with the directory.
+		"--tmpdir="+s.Dir,
 	)
 	if !s.MariaDB {
 		args = append(args, "--mysqlx=OFF")
