@@ -2,8 +2,10 @@ package slap
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"os/signal"
 
 	mrand "math/rand"
 
@@ -224,5 +226,13 @@ func (pr *onlyPrinter) system(which, command string) error {
 	if err := pr.out.Flush(); err != nil {
 		return err
 	}
-	return runSystemHook(which, command, pr.stdout, pr.stderr)
+	// The command runs in its own process group (see runSystemHook), out
+	// of reach of a Ctrl-C aimed at goslap: end it on an interrupt here too.
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	defer stop()
+	err := runSystemHook(ctx, which, command, pr.stdout, pr.stderr)
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+	}
+	return err
 }

@@ -65,12 +65,16 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 		return nil, err
 	}
 	defer r.main.Close()
+	defer r.closeLedger()
 	r.own = own
 	var server *ServerInfo
 	if o.Own.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
 	results, err := r.run()
+	if err == nil {
+		err = r.leaveSchema()
+	}
 	if err != nil {
 		note := r.cleanup()
 		if ctx.Err() != nil {
@@ -103,6 +107,9 @@ type runner struct {
 	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
 	// since; an aborted run drops it again (if it owns it).
 	createdSchema bool
+	// ledger writes the ownership marker's inventory (safety.go) when the
+	// main connection has autocommit off; opened when first needed.
+	ledger *mysqlconn.Conn
 
 	own *ownRun // goslap's own options (own_run.go)
 }
@@ -287,6 +294,10 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
 	r.createdSchema = true
+	// DDL: on the main connection, right after CREATE SCHEMA's implicit commit.
+	if err := createMarker(r.main, r.p.Schema); err != nil {
+		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
+	}
 	// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
 	r.echo(stmt)
 	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
@@ -306,6 +317,51 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 		if err := r.mainExec(s.WithEngine(engine)); err != nil {
 			return err
 		}
+	}
+	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
+		return Exitf(1, "%s", mysqlconn.ErrorText(err))
+	}
+	return nil
+}
+
+// ledgerDo runs f (which writes the ownership marker's inventory) where it
+// cannot change the benchmark: on the main connection while it is in
+// autocommit mode (no extra connection, as mysqlslap opens none), else on
+// the ledger connection, so the marker neither joins nor commits the main
+// connection's open transaction (--commit).
+func (r *runner) ledgerDo(f func(*mysqlconn.Conn) error) error {
+	if on, err := r.main.QueryStrings("SELECT @@autocommit"); err == nil && len(on) == 1 && on[0] == "1" {
+		return f(r.main)
+	}
+	if r.ledger == nil {
+		c, err := r.mainConn.Connect(nil)
+		if err != nil {
+			return err
+		}
+		if err := c.Exec("SET autocommit = 1"); err != nil {
+			c.Close()
+			return err
+		}
+		r.ledger = c
+	}
+	return f(r.ledger)
+}
+
+func (r *runner) closeLedger() {
+	if r.ledger != nil {
+		r.ledger.Close()
+	}
+}
+
+// leaveSchema records the final inventory of a schema this run created and
+// keeps (--no-drop), so that a later run can prove it is goslap's: the load
+// may have created objects since the create list.
+func (r *runner) leaveSchema() error {
+	if !r.createdSchema || r.p.OwnsSchema {
+		return nil
+	}
+	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
+		return Exitf(1, "%s", mysqlconn.ErrorText(err))
 	}
 	return nil
 }
@@ -349,7 +405,10 @@ func (r *runner) mainExec(stmt string) error {
 
 // system runs a --pre-system/--post-system hook (see runSystemHook).
 func (r *runner) system(name, command string) error {
-	if err := runSystemHook(name, command, r.out.Stdout, r.out.Stderr); err != nil {
+	if err := runSystemHook(r.ctx, name, command, r.out.Stdout, r.out.Stderr); err != nil {
+		if r.ctx.Err() != nil {
+			return err // Run turns it into the interrupt's exit status
+		}
 		return Exitf(1, "%v", err)
 	}
 	return nil
@@ -361,7 +420,11 @@ func (r *runner) system(name, command string) error {
 // returns the line saying the drop failed ("" if it did not), which
 // belongs after the error that ended the run, not before it.
 func (r *runner) cleanup() string {
-	if !r.createdSchema || !r.p.OwnsSchema {
+	if r.createdSchema && !r.p.OwnsSchema {
+		_ = r.leaveSchema() // best effort: without it the schema is refused later, which is safe
+		return ""
+	}
+	if !r.createdSchema {
 		return ""
 	}
 	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)

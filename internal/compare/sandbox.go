@@ -119,6 +119,11 @@ func StartSandbox(ctx context.Context, binary string, options []string, tempDir 
 		return nil, ctx.Err()
 	}
 	if r.err != nil {
+		// The server's own reason, not "exit status 7" and its log.
+		var se *testserver.StartError
+		if errors.As(r.err, &se) && se.ServerError != "" {
+			return nil, fmt.Errorf("sandbox %s did not start: %s", binary, se.ServerError)
+		}
 		return nil, fmt.Errorf("sandbox %s: %w", binary, r.err)
 	}
 	s := r.s

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,8 +120,13 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(cfg.TempDir, "goslap-server-")
+	SweepStale(cfg.TempDir)
+	dir, err := os.MkdirTemp(cfg.TempDir, dirPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("testserver: %w", err)
 	}
 	s := &Server{
@@ -144,11 +150,13 @@ func Start(cfg Config) (*Server, error) {
 	}
 	// A free port can be taken by someone else between our probe and the
 	// server's bind; try a few ports before giving up.
+	var logStart int64 // where this attempt's lines begin in the error log
 	for attempt := 0; ; attempt++ {
 		if s.Port, err = freePort(); err != nil {
 			s.removeDir()
 			return nil, err
 		}
+		logStart = fileSize(s.LogFile)
 		err = s.start(cfg, deadline)
 		if err == nil {
 			return s, nil
@@ -158,7 +166,7 @@ func Start(cfg Config) (*Server, error) {
 			break
 		}
 	}
-	err = fmt.Errorf("%w\n%s", err, s.logTail())
+	err = &StartError{Err: err, ServerError: s.firstLogError(logStart), LogTail: s.logTail()}
 	s.removeDir()
 	return nil, err
 }
@@ -253,6 +261,10 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 		"--log-error="+s.LogFile,
 		"--max-connections="+strconv.Itoa(cfg.MaxConnections),
 		"--skip-name-resolve",
+		// Temporary tables (information_schema queries make on-disk ones) in
+		// the private directory: a /tmp cleaner cannot delete them under the
+		// server, and they go with the directory.
+		"--tmpdir="+s.Dir,
 	)
 	if !s.MariaDB {
 		args = append(args, "--mysqlx=OFF")
@@ -265,16 +277,29 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 	}
 	s.cmd = exec.Command(s.Binary, args...)
 	// Own process group: a Ctrl-C aimed at the test binary must not kill the
-	// server before Stop has had a chance to shut it down cleanly.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	// server before Stop has had a chance to shut it down cleanly. The
+	// parent-death signal kills the server when we die without Stop
+	// (SIGKILL, a crash), so no server outlives us.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	s.exited = make(chan struct{})
+	started := make(chan error, 1)
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		defer close(exited)
+		// The kernel sends the parent-death signal when the thread that
+		// forked the child ends, not the process; Go may end an idle thread,
+		// so this goroutine keeps the forking thread until the server exits.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waitErr = cmd.Wait()
+	}(s.cmd, s.exited)
+	if err := <-started; err != nil {
 		return fmt.Errorf("testserver: starting %s: %w", s.Binary, err)
 	}
-	s.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) {
-		s.waitErr = cmd.Wait()
-		close(exited)
-	}(s.cmd, s.exited)
 	return s.waitReady(deadline)
 }
 
@@ -375,9 +400,15 @@ func (s *Server) kill() error {
 }
 
 func (s *Server) removeDir() {
-	if !s.keepDir && s.Dir != "" {
-		_ = os.RemoveAll(s.Dir)
+	if s.Dir == "" {
+		return
 	}
+	if s.keepDir {
+		// Kept for debugging: no longer a candidate for SweepStale.
+		_ = os.Remove(filepath.Join(s.Dir, ownerFile))
+		return
+	}
+	_ = os.RemoveAll(s.Dir)
 }
 
 // logTail is the end of the server's error log, for error messages.

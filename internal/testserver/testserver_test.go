@@ -31,6 +31,13 @@ func TestServerAnswersOverSocketAndTCP(t *testing.T) {
 	if port != s.Port {
 		t.Errorf("@@port = %d, want %d", port, s.Port)
 	}
+	var tmpdir string
+	if err := db.QueryRow("SELECT @@tmpdir").Scan(&tmpdir); err != nil {
+		t.Fatal(err)
+	}
+	if tmpdir != s.Dir {
+		t.Errorf("@@tmpdir = %q, want the private directory %q", tmpdir, s.Dir)
+	}
 }
 
 func TestStartWithOptionsAndStopTwice(t *testing.T) {
