@@ -94,18 +94,13 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("testserver: %w", err)
 	}
 	layout, err := mysqld.Inspect(bin)
-	if err != nil {
-		if layout != nil && cfg.Describe != nil {
-			for _, line := range layout.Describe() {
-				cfg.Describe(line)
-			}
-		}
-		return nil, fmt.Errorf("testserver: %w", err)
-	}
-	if cfg.Describe != nil {
+	if layout != nil && cfg.Describe != nil {
 		for _, line := range layout.Describe() {
 			cfg.Describe(line)
 		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
 	}
 	dir, err := os.MkdirTemp(cfg.TempDir, "goslap-server-")
 	if err != nil {
@@ -154,8 +149,12 @@ func Start(cfg Config) (*Server, error) {
 
 // tuning keeps start-up fast and the footprint small: tests need real users
 // and InnoDB, but not a big buffer pool, a binary log or performance_schema.
-func tuning() []string {
+// The server's temporary files go to a private directory: in the shared
+// /tmp, someone else's clean-up once deleted a bootstrap's temporary table
+// under it ("Error on delete of '/tmp/#sql-temptable-….MAI'").
+func (s *Server) tuning() []string {
 	opts := []string{
+		"--tmpdir=" + s.TmpDir(),
 		"--innodb-buffer-pool-size=64M",
 		"--innodb-log-file-size=16M",
 		"--skip-log-bin",
@@ -168,13 +167,19 @@ func tuning() []string {
 	return opts
 }
 
+// TmpDir is the server's --tmpdir, inside Dir.
+func (s *Server) TmpDir() string { return filepath.Join(s.Dir, "tmp") }
+
 // initDataDir initialises the data directory with the server binary itself
 // (mysqld.Layout.Initialise), not mariadb-install-db: the install script
 // works only in the layout it was installed in.
 func (s *Server) initDataDir(deadline time.Time) error {
+	if err := os.Mkdir(s.TmpDir(), 0o700); err != nil {
+		return fmt.Errorf("testserver: %w", err)
+	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if err := s.Layout.Initialise(ctx, s.DataDir, tuning(), s.LogFile); err != nil {
+	if err := s.Layout.Initialise(ctx, s.DataDir, s.tuning(), s.LogFile); err != nil {
 		return fmt.Errorf("testserver: %w", err)
 	}
 	return nil
@@ -182,7 +187,7 @@ func (s *Server) initDataDir(deadline time.Time) error {
 
 func (s *Server) start(cfg Config, deadline time.Time) error {
 	args := append([]string{"--no-defaults", "--datadir=" + s.DataDir}, s.Layout.ServerArgs()...)
-	args = append(args, tuning()...)
+	args = append(args, s.tuning()...)
 	args = append(args,
 		"--socket="+s.Socket,
 		"--port="+strconv.Itoa(s.Port),
