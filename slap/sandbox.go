@@ -130,6 +130,13 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 			return ComparePoints(results), err
 		},
 	}
+	if o.Verbose > 0 {
+		// Which system-table SQL, messages and plugins each sandbox uses:
+		// the first thing to look at when two releases behave differently.
+		cfg.Start = compare.DescribingStarter(func(_, line string) {
+			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
+		})
+	}
 	if !o.Silent || o.Verbose > 0 {
 		cfg.Progress = func(label, msg string) {
 			if comparing {
