@@ -216,6 +216,16 @@ func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it w
 		}
 		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(missing, ", "))
 	}
+	if w.cfg.script == scriptNontrx && w.cfg.nontrx == "insert" {
+		// 0.4's nontrx insert empties the table first, as sysbench does,
+		// but only a table this run's prepare created.
+		if !w.created[w.cfg.tableName] {
+			return fmt.Errorf("the 0.4 nontrx insert mode empties %s first, as sysbench does; goslap only empties a table its own prepare created in this run", w.cfg.tableName)
+		}
+		if err := s.Main.Exec("TRUNCATE TABLE " + w.cfg.tableName); err != nil {
+			return fmt.Errorf("emptying %s: %w", w.cfg.tableName, err)
+		}
+	}
 	if w.cfg.dialect == dialect04 {
 		switch w.cfg.engineTrx {
 		case "yes":
