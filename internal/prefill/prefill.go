@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -135,7 +136,7 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 			}
 			if res.Method == Auto {
 				res.Method = Insert
-				if local == "1" {
+				if on(local) {
 					res.Method = LoadData
 				}
 			}
@@ -146,7 +147,7 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 	}
 	if res.Method == LoadData && o.Method == LoadData {
 		// Asked for explicitly: check once, so a refusal is one clear error.
-		if v, err := s.Main.QueryStrings("SELECT @@local_infile"); err == nil && len(v) == 1 && v[0] != "1" {
+		if v, err := s.Main.QueryStrings("SELECT @@local_infile"); err == nil && len(v) == 1 && !on(v[0]) {
 			return res, errors.New("prefill: the server has local_infile=OFF, so LOAD DATA LOCAL INFILE is refused (use --prefill-method=insert or auto)")
 		}
 	}
@@ -239,6 +240,9 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 	res.Rows = done.Load()
 	return res, nil
 }
+
+// on reads a boolean server variable (1 or ON).
+func on(v string) bool { return v == "1" || strings.EqualFold(v, "ON") }
 
 func code(err error) int {
 	var me *mysql.MySQLError
