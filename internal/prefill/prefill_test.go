@@ -106,14 +106,17 @@ func TestLoad(t *testing.T) {
 		localInfile bool
 		want        Method
 		wantErr     string
+		trx         bool
 	}{
-		{Auto, true, LoadData, ""},
-		{Auto, false, Insert, ""},
-		{Insert, true, Insert, ""},
-		{LoadData, true, LoadData, ""},
-		{LoadData, false, LoadData, "local_infile=OFF"},
+		{Auto, true, LoadData, "", false},
+		{Auto, false, Insert, "", false},
+		{Insert, true, Insert, "", false},
+		{LoadData, true, LoadData, "", false},
+		{LoadData, false, LoadData, "local_infile=OFF", false},
+		{LoadData, true, LoadData, "", true},
+		{Insert, true, Insert, "", true},
 	} {
-		t.Run(fmt.Sprintf("%s/local_infile=%v", tc.method, tc.localInfile), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/local_infile=%v/trx=%v", tc.method, tc.localInfile, tc.trx), func(t *testing.T) {
 			pl := &progressLog{}
 			s := session(t, pl)
 			on := map[bool]string{true: "1", false: "0"}[tc.localInfile]
@@ -128,7 +131,8 @@ func TestLoad(t *testing.T) {
 				defer s.Main.Exec("DROP TABLE " + n)
 			}
 			res, err := Load(ctx, s, []Table{table("t1", 25000), table("t2", 3)},
-				Options{Method: tc.method, Connections: 3, ChunkRows: 4000, InsertBytes: 20000, Phase: "test"})
+				Options{Method: tc.method, Connections: 3, ChunkRows: 4000, InsertBytes: 20000, Phase: "test",
+					Transaction: tc.trx, Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)

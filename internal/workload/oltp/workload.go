@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goslap/goslap/internal/prefill"
 	"github.com/goslap/goslap/internal/workload"
@@ -127,16 +128,23 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 		if s.Log != nil && w.cfg.verbose > 0 {
 			s.Log("Inserting %d records into %d table(s)", n, len(tables))
 		}
+		start := time.Now()
 		res, err := prefill.Load(ctx, s, tables, prefill.Options{Connections: w.cfg.prefillConns, Method: method, Phase: "prepare",
 			Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}})
 		if err != nil {
 			return err
 		}
 		if s.Log != nil && w.cfg.verbose > 0 {
-			s.Log("Loaded %d rows with %s", res.Rows, res.Method)
+			s.Log("Loaded %d rows with %s in %.2fs", res.Rows, res.Method, time.Since(start).Seconds())
 		}
 	}
 	if w.cfg.dialect != dialect04 && w.cfg.indexK {
+		start := time.Now()
+		defer func() {
+			if s.Log != nil && w.cfg.verbose > 0 {
+				s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
+			}
+		}()
 		for i, name := range names {
 			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
 				return fmt.Errorf("creating the index on %s: %w", name, err)
