@@ -20,9 +20,9 @@ type Report struct {
 	Percentile int // 0 = disabled
 
 	Reads, Writes, Other uint64
-	Transactions       uint64
-	IgnoredErrors      uint64
-	Reconnects         uint64
+	Transactions         uint64
+	IgnoredErrors        uint64
+	Reconnects           uint64
 
 	Seconds float64 // total time
 	Events  uint64

@@ -171,7 +171,7 @@ func TestIntervalLayout10(t *testing.T) {
 		// exactly 1 s, so scale counts by a 1000 s interval instead.
 		iv := results.Interval{At: time.Duration(at) * time.Second, Length: 1000 * time.Second, Clients: thds,
 			Events: uint64(f(m[3])*1000 + 0.5),
-			Tally: workload.Tally{Reads: uint64(f(m[4])*1000 + 0.5), Writes: uint64(f(m[5])*1000 + 0.5), Other: uint64(f(m[6])*1000 + 0.5)},
+			Tally:  workload.Tally{Reads: uint64(f(m[4])*1000 + 0.5), Writes: uint64(f(m[5])*1000 + 0.5), Other: uint64(f(m[6])*1000 + 0.5)},
 			Errors: uint64(f(m[8])*1000 + 0.5), Reconnects: uint64(f(m[9])*1000 + 0.5),
 			Latency: latency.Percentiles{P95: int64(f(m[7])*1000 + 0.5)}}
 		if got := IntervalLine(iv, 95); got != m[0]+"\n" {
