@@ -158,10 +158,10 @@ var legacyNames = map[string]string{
 	"random-points":          "random-points",
 }
 
-// workloadChoosers are the 0.4/0.5 options that pick the workload rather
-// than set one of its options.
+// workloadChoosers are the 0.4/0.5 options that pick the kind of oltp
+// test; the "oltp" workload takes them as its own options.
 var workloadChoosers = map[string]bool{
-	"oltp-read-only": true, "oltp-write-only": true, "oltp-test-mode": true,
+	"oltp-read-only": true, "oltp-write-only": true, "oltp-test-mode": true, "oltp-nontrx-mode": true,
 }
 
 // ParseBool accepts sysbench's boolean words (and yes/no) case-insensitively.
@@ -293,8 +293,6 @@ func Parse(args []string) (*Config, error) {
 		c.Time = 10
 	}
 
-	var readOnly, writeOnly bool
-	testMode := "complex"
 	for _, w := range opts {
 		name := w.name
 		if alias, ok := generalAliases[name]; ok {
@@ -303,31 +301,14 @@ func Parse(args []string) (*Config, error) {
 			}
 			name = alias
 		}
-		if err := c.general(name, w, &readOnly, &writeOnly, &testMode); err != errNotGeneral {
+		if err := c.general(name, w); err != errNotGeneral {
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if workloadChoosers[name] {
-			if !legacy {
-				return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)", w.raw)}
-			}
-			switch name {
-			case "oltp-read-only", "oltp-write-only":
-				b, err := boolValue(w)
-				if err != nil {
-					return nil, err
-				}
-				if name == "oltp-read-only" {
-					readOnly = b
-				} else {
-					writeOnly = b
-				}
-			case "oltp-test-mode":
-				testMode = w.value
-			}
-			continue
+		if workloadChoosers[name] && !legacy {
+			return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)", w.raw)}
 		}
 		target := name
 		if n, ok := legacyNames[name]; ok {
@@ -342,7 +323,7 @@ func Parse(args []string) (*Config, error) {
 		c.WorkloadArgs = append(c.WorkloadArgs, Assignment{Word: w.raw, Name: target, Value: w.value, HasValue: w.hasValue})
 	}
 	if c.Test != "" {
-		wl, err := workloadFor(c.Test, c.Dialect, readOnly, writeOnly, testMode)
+		wl, err := workloadFor(c.Test, c.Dialect)
 		if err != nil {
 			return nil, err
 		}
@@ -390,7 +371,7 @@ func listValue(w word) []string {
 
 // general applies sysbench's own options (not the test's); errNotGeneral
 // means the name is not one of them.
-func (c *Config) general(name string, w word, readOnly, writeOnly *bool, testMode *string) error {
+func (c *Config) general(name string, w word) error {
 	refuse := func(why string) {
 		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", w.raw, why))
 	}
@@ -604,10 +585,12 @@ func testDialect(test string) Dialect {
 	return Dialect10
 }
 
-// scripts05 maps sysbench 0.5's tests/db scripts to goslap's workloads
-// (registered under their sysbench 1.0 names).
+// scripts05 maps sysbench 0.5's tests/db scripts to goslap's workloads:
+// oltp.lua is the "oltp" workload (0.4/0.5 oltp test, its read-only and
+// write-only modes are its options); the single-statement scripts are the
+// 1.0-named workloads run in dialect 0.5. "" marks scripts goslap lacks.
 var scripts05 = map[string]string{
-	"oltp":                 "oltp_read_write",
+	"oltp":                 "oltp",
 	"oltp_simple":          "oltp_point_select",
 	"update_index":         "oltp_update_index",
 	"update_non_index":     "oltp_update_non_index",
@@ -623,37 +606,13 @@ var scripts05 = map[string]string{
 
 // workloadFor names the goslap workload for a test in a dialect. Existence
 // is checked by the caller against the registry.
-func workloadFor(test string, d Dialect, readOnly, writeOnly bool, testMode string) (string, error) {
+func workloadFor(test string, d Dialect) (string, error) {
 	base := strings.TrimSuffix(filepath.Base(test), ".lua")
-	if readOnly && writeOnly {
-		return "", &ParseError{Msg: "FATAL: --oltp-read-only and --oltp-write-only are mutually exclusive", Stdout: true}
+	if test == "oltp" {
+		return "oltp", nil
 	}
-	oltp := func() string {
-		switch {
-		case readOnly:
-			return "oltp_read_only"
-		case writeOnly:
-			return "oltp_write_only"
-		}
-		return "oltp_read_write"
-	}
-	switch {
-	case test == "oltp":
-		switch testMode {
-		case "complex":
-			return oltp(), nil
-		case "simple":
-			return "oltp_point_select", nil
-		}
-		return "", &ParseError{Msg: fmt.Sprintf("FATAL: --oltp-test-mode=%s cannot be honoured: goslap has the complex and simple modes of sysbench 0.4's oltp test only", testMode), Stdout: true}
-	case d == Dialect05 || strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05:
-		wl, ok := scripts05[base]
-		if !ok {
-			break
-		}
-		if base == "oltp" {
-			return oltp(), nil
-		}
+	if strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05 {
+		wl := scripts05[base]
 		if wl == "" {
 			return "", &ParseError{Msg: fmt.Sprintf("FATAL: sysbench 0.5's %s.lua is not one of goslap's workloads", base), Stdout: true}
 		}

@@ -30,7 +30,7 @@ func TestParse(t *testing.T) {
 		check func(t *testing.T, c *Config)
 	}{
 		{"0.4 study, read-only myisam", study04a, func(t *testing.T, c *Config) {
-			want := Config{Dialect: Dialect04, Test: "oltp", TestBy: "--test", Workload: "oltp_read_only", Command: "run",
+			want := Config{Dialect: Dialect04, Test: "oltp", TestBy: "--test", Workload: "oltp", Command: "run",
 				Threads: 100, Events: 100000, EventsSet: true, Time: 0, Engine: "myisam"}
 			same(t, c, want, "Dialect", "Test", "TestBy", "Workload", "Command", "Threads", "Events", "EventsSet", "Time", "Engine")
 			if c.MySQL.User != "root" || c.MySQL.Password != "pw" || c.MySQL.DB != "test" ||
@@ -40,6 +40,7 @@ func TestParse(t *testing.T) {
 			wantArgs := []Assignment{
 				{"--oltp-table-size=1000000", "table-size", "1000000", true},
 				{"--oltp-table-name=sbtest", "oltp-table-name", "sbtest", true},
+				{"--oltp-read-only=on", "oltp-read-only", "on", true},
 				{"--mysql-table-engine=myisam", "mysql-storage-engine", "myisam", true},
 			}
 			if !reflect.DeepEqual(c.WorkloadArgs, wantArgs) {
@@ -50,7 +51,7 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{"0.4 study, time limit and no event limit", study04b, func(t *testing.T, c *Config) {
-			same(t, c, Config{Dialect: Dialect04, Workload: "oltp_read_write", Threads: 8, Events: 0, EventsSet: true, Time: 60, TimeSet: true},
+			same(t, c, Config{Dialect: Dialect04, Workload: "oltp", Threads: 8, Events: 0, EventsSet: true, Time: 60, TimeSet: true},
 				"Dialect", "Workload", "Threads", "Events", "EventsSet", "Time", "TimeSet")
 			if !reflect.DeepEqual(c.MySQL.Hosts, []string{"db1"}) || !reflect.DeepEqual(c.MySQL.Ports, []int{3307}) {
 				t.Errorf("hosts %v ports %v", c.MySQL.Hosts, c.MySQL.Ports)
@@ -96,16 +97,13 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{"0.5 oltp.lua", strings.Fields("--test=/usr/share/doc/sysbench/tests/db/oltp.lua --oltp-tables-count=8 --oltp-write-only=on run"), func(t *testing.T, c *Config) {
-			same(t, c, Config{Dialect: Dialect05, Workload: "oltp_write_only", Events: 10000}, "Dialect", "Workload", "Events")
-			if len(c.WorkloadArgs) != 1 || c.WorkloadArgs[0].Name != "tables" {
+			same(t, c, Config{Dialect: Dialect05, Workload: "oltp", Events: 10000}, "Dialect", "Workload", "Events")
+			if len(c.WorkloadArgs) != 2 || c.WorkloadArgs[0].Name != "tables" || c.WorkloadArgs[1].Name != "oltp-write-only" {
 				t.Errorf("args %+v", c.WorkloadArgs)
 			}
 		}},
 		{"0.5 single-statement script", strings.Fields("--test=update_index.lua run"), func(t *testing.T, c *Config) {
 			same(t, c, Config{Dialect: Dialect05, Workload: "oltp_update_index"}, "Dialect", "Workload")
-		}},
-		{"0.4 simple mode", strings.Fields("--test=oltp --oltp-test-mode=simple run"), func(t *testing.T, c *Config) {
-			same(t, c, Config{Dialect: Dialect04, Workload: "oltp_point_select"}, "Dialect", "Workload")
 		}},
 		{"forced dialect", strings.Fields("oltp_read_write --sysbench-compat=0.5 --oltp-table-size=10 run"), func(t *testing.T, c *Config) {
 			same(t, c, Config{Dialect: Dialect05, Forced: true, Workload: "oltp_read_write", Events: 10000, Time: 0},
@@ -185,8 +183,6 @@ func TestParseErrors(t *testing.T) {
 		{strings.Fields("oltp_read_write run extra"), "Unknown command: extra"},
 		{strings.Fields("oltp_read_write --oltp-table-size=5 run"), "invalid option: --oltp-table-size=5 (a sysbench 0.4/0.5 name; sysbench 1.0 calls it --table-size)"},
 		{strings.Fields("oltp_read_write --oltp-read-only=on run"), "invalid option: --oltp-read-only=on (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)"},
-		{strings.Fields("--test=oltp --oltp-read-only=on --oltp-write-only=on run"), "FATAL: --oltp-read-only and --oltp-write-only are mutually exclusive"},
-		{strings.Fields("--test=oltp --oltp-test-mode=nontrx run"), "FATAL: --oltp-test-mode=nontrx cannot be honoured: goslap has the complex and simple modes of sysbench 0.4's oltp test only"},
 		{strings.Fields("--test=select.lua run"), "FATAL: sysbench 0.5's select.lua is not one of goslap's workloads"},
 		{strings.Fields("--sysbench-compat=2.0 oltp_read_write run"), "invalid option: --sysbench-compat=2.0 (dialects: 1.0, 0.5, 0.4)"},
 	}
