@@ -614,7 +614,7 @@ func workloadFor(test string, d Dialect) (string, error) {
 	if strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05 {
 		wl := scripts05[base]
 		if wl == "" {
-			return "", &ParseError{Msg: fmt.Sprintf("FATAL: sysbench 0.5's %s.lua is not one of goslap's workloads", base), Stdout: true}
+			return "", &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
 		}
 		return wl, nil
 	}

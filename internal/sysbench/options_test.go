@@ -183,7 +183,7 @@ func TestParseErrors(t *testing.T) {
 		{strings.Fields("oltp_read_write run extra"), "Unknown command: extra"},
 		{strings.Fields("oltp_read_write --oltp-table-size=5 run"), "invalid option: --oltp-table-size=5 (a sysbench 0.4/0.5 name; sysbench 1.0 calls it --table-size)"},
 		{strings.Fields("oltp_read_write --oltp-read-only=on run"), "invalid option: --oltp-read-only=on (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)"},
-		{strings.Fields("--test=select.lua run"), "FATAL: sysbench 0.5's select.lua is not one of goslap's workloads"},
+		{strings.Fields("--test=select.lua run"), "FATAL: Cannot find benchmark 'select.lua': sysbench's select.lua is not one of goslap's workloads (workloads: " + Names() + ")"},
 		{strings.Fields("--sysbench-compat=2.0 oltp_read_write run"), "invalid option: --sysbench-compat=2.0 (dialects: 1.0, 0.5, 0.4)"},
 	}
 	for _, tc := range cases {
