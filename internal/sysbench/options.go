@@ -461,6 +461,8 @@ func (c *Config) general(name string, w word) error {
 		if w.value != "off" && w.value != "" && w.value != "0" {
 			refuse("goslap has no forced shutdown; a client always finishes its event")
 		}
+	case "target", "sandbox", "sandbox-option", "json", "plot", "latency", "iterations":
+		refuse("goslap's own --" + name + " is not available under goslap sysbench yet (use goslap's mysqlslap front end for it)")
 	case "thread-stack-size":
 		refuse("goslap's clients are goroutines, which have no fixed stack size")
 	case "debug", "validate", "db-debug":

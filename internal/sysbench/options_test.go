@@ -132,8 +132,8 @@ func TestParse(t *testing.T) {
 				t.Errorf("%v %d", c.ThreadList, c.Threads)
 			}
 		}},
-		{"options that cannot be honoured are collected", strings.Fields("oltp_read_write --histogram --forced-shutdown=5 --mysql-dry-run=on --db-driver=pgsql run"), func(t *testing.T, c *Config) {
-			if len(c.Refused) != 4 {
+		{"options that cannot be honoured are collected", strings.Fields("oltp_read_write --histogram --forced-shutdown=5 --mysql-dry-run=on --db-driver=pgsql --json --sandbox run"), func(t *testing.T, c *Config) {
+			if len(c.Refused) != 6 {
 				t.Errorf("refused %q", c.Refused)
 			}
 			for _, r := range c.Refused {
