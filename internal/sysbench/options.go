@@ -130,6 +130,9 @@ var generalAliases = map[string]string{
 	"tx-rate":      "rate",
 }
 
+// aliasDefaults are the deprecated aliases' own defaults in sysbench 1.0.
+var aliasDefaults = map[string]uint64{"num-threads": 1, "max-requests": 0, "max-time": 0, "tx-rate": 0}
+
 // legacyNames maps 0.4/0.5 option names onto the 1.0 names the workloads
 // use. Options that choose the workload (--oltp-read-only, ...) are not here.
 var legacyNames = map[string]string{
@@ -293,11 +296,13 @@ func Parse(args []string) (*Config, error) {
 		c.Time = 10
 	}
 
+	deprecated := map[string]word{}
 	for _, w := range opts {
 		name := w.name
 		if alias, ok := generalAliases[name]; ok {
 			if !legacy {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", name, alias))
+				deprecated[name] = w
+				continue
 			}
 			name = alias
 		}
@@ -321,6 +326,27 @@ func Parse(args []string) (*Config, error) {
 			c.Engine = w.value
 		}
 		c.WorkloadArgs = append(c.WorkloadArgs, Assignment{Word: w.raw, Name: target, Value: w.value, HasValue: w.hasValue})
+	}
+	// sysbench 1.0.20 (observed) ignores a deprecated alias left at its
+	// default value, and otherwise lets it win over the new name whatever
+	// the order, warning in a fixed order.
+	for _, name := range []string{"num-threads", "max-requests", "max-time", "tx-rate"} {
+		w, ok := deprecated[name]
+		if !ok {
+			continue
+		}
+		alias := generalAliases[name]
+		n, err := uintValue(alias, w)
+		if err != nil {
+			return nil, err
+		}
+		if n == aliasDefaults[name] {
+			continue
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", name, alias))
+		if err := c.general(alias, w); err != nil {
+			return nil, err
+		}
 	}
 	if c.Test != "" {
 		wl, err := workloadFor(c.Test, c.Dialect)
