@@ -255,11 +255,12 @@ func IntervalLine(iv results.Interval, pct int) string {
 	q := t.Reads + t.Writes + t.Other
 	var lat int64
 	switch pct {
+	case 0: // percentiles disabled: sysbench prints "lat (ms,0%): 0.00"
 	case 50:
 		lat = iv.Latency.P50
 	case 99:
 		lat = iv.Latency.P99
-	default:
+	case 95:
 		lat = iv.Latency.P95
 	}
 	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",

@@ -180,6 +180,19 @@ func TestIntervalLayout10(t *testing.T) {
 	}
 }
 
+// TestIntervalPercentile: the column follows --percentile (sysbench
+// 1.0.20 prints "lat (ms,99%)" with --percentile=99, "lat (ms,0%): 0.00"
+// with 0).
+func TestIntervalPercentile(t *testing.T) {
+	iv := results.Interval{At: time.Second, Length: time.Second, Clients: 1, Events: 10,
+		Latency: latency.Percentiles{P50: 100, P95: 950, P99: 990}}
+	for pct, want := range map[int]string{0: "lat (ms,0%): 0.00 ", 50: "lat (ms,50%): 0.10 ", 95: "lat (ms,95%): 0.95 ", 99: "lat (ms,99%): 0.99 "} {
+		if got := IntervalLine(iv, pct); !strings.Contains(got, want) {
+			t.Errorf("pct %d: %q lacks %q", pct, got, want)
+		}
+	}
+}
+
 // TestReportLayout04 compares the 0.4/0.5 layouts with goldens written
 // from oltp-spec.md §7.3 (no 0.4/0.5 binary here to capture them).
 func TestReportLayout04(t *testing.T) {
