@@ -262,7 +262,6 @@ func (f *fixtureSettings) Build(string, workload.Common) (workload.Workload, err
 	return nil, errors.New("fixture")
 }
 
-
 func TestApplyWorkload(t *testing.T) {
 	cases := []struct {
 		args    []string
