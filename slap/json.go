@@ -1,172 +1,88 @@
 package slap
 
 import (
-	"encoding/json"
+	"bytes"
 	"io"
 	"os"
 	"reflect"
 	"regexp"
 	"time"
 
-	"github.com/goslap/goslap/internal/mysqlconn"
-
+	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 )
 
-// JSONSchema names the layout of goslap's --json document; the number
-// changes whenever a field changes meaning or disappears (adding fields
-// keeps it).
+// frontEnd and workloadName are how the --json document names this
+// command line and the mysqlslap workload.
 const (
-	JSONSchema        = "goslap-result"
-	JSONSchemaVersion = 1
+	frontEnd     = "mysqlslap"
+	workloadName = "mysqlslap"
+	// queryOp is mysqlslap's one kind of measured unit: a statement.
+	queryOp = "query"
 )
 
-// JSONDocument is the --json output: one per run.
-type JSONDocument struct {
-	Schema        string          `json:"schema"`
-	SchemaVersion int             `json:"schema_version"`
-	Goslap        string          `json:"goslap_version"`
-	StartedAt     time.Time       `json:"started_at"`
-	FinishedAt    time.Time       `json:"finished_at"`
-	Seed          uint64          `json:"seed"`
-	Options       map[string]any  `json:"options"`
-	Server        *ServerInfo     `json:"server"`
-	Benchmarks    []JSONBenchmark `json:"benchmarks"`
-	// Error is the message of a run that failed or was interrupted (its
-	// finished benchmarks are still listed).
-	Error string `json:"error,omitempty"`
+// RunRecord collects what the --json document reports over one whole
+// invocation: every target's server and results. Run adds one entry per
+// call (per target); Main writes the document once, after all targets, so
+// a comparison is one document rather than one per target.
+type RunRecord struct {
+	StartedAt time.Time
+	// Seed is the seed of every target's run, so that all targets send
+	// the same statements.
+	Seed    uint64
+	Targets []TargetRecord
 }
 
-// ServerInfo describes the server a run measured.
-type ServerInfo struct {
-	Version        string `json:"version"`
-	VersionComment string `json:"version_comment"`
-	// Variables are the settings that explain a result (storage engine
-	// defaults, buffer pool, connection limit, durability); a variable the
-	// server does not have is left out.
-	Variables map[string]string `json:"variables"`
-	Error     string            `json:"error,omitempty"`
+// TargetRecord is one target's share of a RunRecord.
+type TargetRecord struct {
+	Label, Kind, Description string
+	Server                   *jsondoc.Server
+	Results                  []BenchmarkResult
 }
 
-// serverVariables are read into ServerInfo.Variables.
+// NewRunRecord starts the record of an invocation with o's options.
+func NewRunRecord(o *Options) *RunRecord {
+	return &RunRecord{StartedAt: time.Now(), Seed: runSeed(o)}
+}
+
+// add records one target's run; server is nil when it never connected.
+func (rec *RunRecord) add(label string, server *jsondoc.Server, results []BenchmarkResult) {
+	if server == nil {
+		server = serverInfo(nil)
+	}
+	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: compare.Server.String(), Server: server, Results: results})
+}
+
+// describe names the kind of each recorded target and what ran there,
+// from the comparison's targets and outcomes (a failed target has none).
+func (rec *RunRecord) describe(targets []compare.Target, outcomes []compare.Outcome) {
+	for i := range rec.Targets {
+		tr := &rec.Targets[i]
+		for _, t := range targets {
+			if t.Label == tr.Label {
+				tr.Kind, tr.Description = t.Kind.String(), t.String()
+			}
+		}
+		for _, oc := range outcomes {
+			if oc.Target.Label == tr.Label {
+				tr.Description = oc.Description
+			}
+		}
+	}
+}
+
+// serverVariables are read into the document's server variables.
 var serverVariables = []string{
 	"default_storage_engine", "default_tmp_storage_engine", "innodb_buffer_pool_size", "max_connections",
 	"innodb_flush_log_at_trx_commit", "innodb_log_file_size", "innodb_flush_method", "sync_binlog", "log_bin",
 	"transaction_isolation", "tx_isolation", "thread_handling", "version_compile_machine",
 }
 
-// JSONBenchmark is one engine × concurrency result.
-type JSONBenchmark struct {
-	Engine           string  `json:"engine"` // "" when no engine was given
-	LoadType         string  `json:"load_type"`
-	Concurrency      int     `json:"concurrency"`
-	QueriesPerClient uint64  `json:"queries_per_client"` // what mysqlslap's block shows
-	IterationsMillis []int64 `json:"iterations_ms"`
-	AvgMillis        int64   `json:"avg_ms"`
-	MinMillis        int64   `json:"min_ms"`
-	MaxMillis        int64   `json:"max_ms"`
-	StdDevMillis     float64 `json:"stddev_ms"`
-
-	Executed     uint64               `json:"executed"`
-	Errors       uint64               `json:"errors"`
-	ErrorsByCode []latency.ErrorCount `json:"errors_by_code"`
-	Reconnects   uint64               `json:"reconnects"`
-	Seconds      float64              `json:"seconds"`
-	QPS          float64              `json:"queries_per_second"`
-
-	Latency   latency.Percentiles `json:"latency"`
-	Histogram string              `json:"histogram"` // HDR V2 compressed, base64; values in µs
-
-	// Rate is present for --rate runs: Latency is then the uncorrected
-	// service time and Rate.Latency the time from each scheduled start.
-	Rate *JSONRate `json:"rate,omitempty"`
-}
-
-// JSONRate is the open-loop part of a --rate benchmark.
-type JSONRate struct {
-	Target      float64             `json:"target_qps"`
-	Achieved    float64             `json:"achieved_qps"`
-	Kept        bool                `json:"kept"`
-	MaxLagMicro int64               `json:"max_start_lag_us"`
-	Latency     latency.Percentiles `json:"latency"` // from the scheduled start
-	Histogram   string              `json:"histogram"`
-}
-
-// NewJSONBenchmark converts a result.
-func NewJSONBenchmark(r *BenchmarkResult) (JSONBenchmark, error) {
-	b := JSONBenchmark{
-		LoadType: r.LoadType, Concurrency: r.Concurrency, QueriesPerClient: r.QueriesPerClient,
-		IterationsMillis: append([]int64{}, r.IterationMillis...),
-		AvgMillis:        r.AvgMillis(), MinMillis: r.MinMillis(), MaxMillis: r.MaxMillis(), StdDevMillis: r.StdDevMillis,
-		Executed: r.Executed, Errors: r.Errors, ErrorsByCode: r.ErrorsByCode, Reconnects: r.Reconnects,
-		Seconds: r.Seconds, QPS: r.QPS, Latency: r.Latency,
-	}
-	if b.ErrorsByCode == nil {
-		b.ErrorsByCode = []latency.ErrorCount{}
-	}
-	if r.HasEngine {
-		b.Engine = r.Engine
-	}
-	h := r.Histogram
-	if h == nil {
-		h = latency.NewHistogram()
-	}
-	var err error
-	if b.Histogram, err = latency.Encode(h); err != nil {
-		return b, err
-	}
-	if r.Paced {
-		b.Rate = &JSONRate{Target: r.TargetRate, Achieved: r.QPS, Kept: r.RateKept,
-			MaxLagMicro: int64(r.MaxLag / time.Microsecond), Latency: r.Corrected}
-		if r.CorrectedHistogram != nil {
-			if b.Rate.Histogram, err = latency.Encode(r.CorrectedHistogram); err != nil {
-				return b, err
-			}
-		}
-	}
-	return b, nil
-}
-
-var targetPassword = regexp.MustCompile(`((?:^|,)password=)[^,]*`)
-
-// optionsMap lists the resolved Options by Go field name (nested for
-// goslap's own and sandbox options), durations as text, the password and
-// scratch fields left out.
-func optionsMap(o *Options) map[string]any {
-	return structMap(reflect.ValueOf(*o))
-}
-
-func structMap(v reflect.Value) map[string]any {
-	out := map[string]any{}
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() || f.Name == "Password" {
-			continue
-		}
-		fv := v.Field(i)
-		switch {
-		case f.Type == reflect.TypeOf(time.Duration(0)):
-			out[f.Name] = time.Duration(fv.Int()).String()
-		case fv.Kind() == reflect.Struct:
-			out[f.Name] = structMap(fv)
-		case f.Name == "Targets":
-			// --target=LABEL:server:...,password=P carries passwords.
-			var ts []string
-			for _, s := range fv.Interface().([]string) {
-				ts = append(ts, targetPassword.ReplaceAllString(s, "${1}*****"))
-			}
-			out[f.Name] = ts
-		default:
-			out[f.Name] = fv.Interface()
-		}
-	}
-	return out
-}
-
-// serverInfo reads the version and the variables of ServerInfo on c.
-func serverInfo(c *mysqlconn.Conn) *ServerInfo {
-	si := &ServerInfo{Variables: map[string]string{}}
+// serverInfo reads the version and the variables of the server on c.
+func serverInfo(c *mysqlconn.Conn) *jsondoc.Server {
+	si := &jsondoc.Server{Variables: map[string]string{}}
 	if c == nil {
 		si.Error = "not connected"
 		return si
@@ -192,43 +108,208 @@ func serverInfo(c *mysqlconn.Conn) *ServerInfo {
 	return si
 }
 
-// writeJSON writes the run's document to --json's destination.
-func writeJSON(o *Options, stdout io.Writer, doc *JSONDocument) error {
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return Exitf(1, "writing the JSON document: %v", err)
-	}
-	data = append(data, '\n')
-	if JSONToStdout(o) {
-		if f, ok := stdout.(interface{ Flush() error }); ok {
-			_ = f.Flush()
+// document assembles the invocation's document; runErr is the error that
+// ended it (nil on success).
+func (rec *RunRecord) document(o *Options, runErr error) (*jsondoc.Document, error) {
+	doc := jsondoc.New(frontEnd, Version, rec.StartedAt, rec.Seed)
+	doc.FinishedAt = time.Now().UTC()
+	doc.Options = optionValues(o)
+	for _, tr := range rec.Targets {
+		doc.Targets = append(doc.Targets, jsondoc.Target{Label: tr.Label, Kind: tr.Kind, Description: tr.Description, Server: tr.Server})
+		for i := range tr.Results {
+			b, err := jsonBenchmark(tr.Label, &tr.Results[i])
+			if err != nil {
+				return nil, Exitf(1, "encoding the latency histogram: %v", err)
+			}
+			doc.Benchmarks = append(doc.Benchmarks, b)
 		}
-		_, err = stdout.Write(data)
-	} else {
-		err = os.WriteFile(o.Own.JSON, data, 0o666)
-	}
-	if err != nil {
-		return Exitf(1, "writing the JSON document: %v", err)
-	}
-	return nil
-}
-
-// jsonDocument assembles the document of a run.
-func (or *ownRun) jsonDocument(o *Options, server *ServerInfo, results []BenchmarkResult, runErr error) (*JSONDocument, error) {
-	doc := &JSONDocument{
-		Schema: JSONSchema, SchemaVersion: JSONSchemaVersion, Goslap: Version,
-		StartedAt: or.startedAt.UTC(), FinishedAt: time.Now().UTC(), Seed: or.seed,
-		Options: optionsMap(o), Server: server, Benchmarks: []JSONBenchmark{},
-	}
-	for i := range results {
-		b, err := NewJSONBenchmark(&results[i])
-		if err != nil {
-			return nil, Exitf(1, "encoding the latency histogram: %v", err)
-		}
-		doc.Benchmarks = append(doc.Benchmarks, b)
 	}
 	if runErr != nil {
 		doc.Error = runErr.Error()
 	}
 	return doc, nil
+}
+
+// jsonBenchmark converts one result of target.
+func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error) {
+	errs := r.ErrorsByCode
+	if errs == nil {
+		errs = []latency.ErrorCount{}
+	}
+	b := jsondoc.Benchmark{
+		Target: target, Workload: workloadName, LoadType: r.LoadType,
+		Concurrency: r.Concurrency, QueriesPerClient: r.QueriesPerClient,
+		Iterations: make([]jsondoc.Iteration, len(r.IterationMillis)),
+		AvgMillis:  r.AvgMillis(), MinMillis: r.MinMillis(), MaxMillis: r.MaxMillis(), StdDevMillis: r.StdDevMillis,
+		Executed: r.Executed, Errors: r.Errors, ErrorsByCode: errs, Reconnects: r.Reconnects,
+		Seconds: r.Seconds, QPS: r.QPS,
+	}
+	if r.HasEngine {
+		b.Engine = r.Engine
+	}
+	for i, ms := range r.IterationMillis {
+		b.Iterations[i].Millis = ms
+		if i < len(r.IterationBounds) {
+			b.Iterations[i].Start, b.Iterations[i].End = r.IterationBounds[i].Start.UTC(), r.IterationBounds[i].End.UTC()
+		}
+	}
+	op := jsondoc.Op{Name: queryOp, Executed: r.Executed, Errors: r.Errors, ErrorsByCode: errs, Reconnects: r.Reconnects, Latency: r.Latency}
+	h := r.Histogram
+	if h == nil {
+		h = latency.NewHistogram()
+	}
+	var err error
+	if op.Histogram, err = latency.Encode(h); err != nil {
+		return b, err
+	}
+	if r.Paced {
+		b.Rate = &jsondoc.Rate{Target: r.TargetRate, Achieved: r.QPS, Kept: r.RateKept, MaxLagMicro: int64(r.MaxLag / time.Microsecond)}
+		op.FromSchedule = &jsondoc.Scheduled{Latency: r.Corrected}
+		if r.CorrectedHistogram != nil {
+			if op.FromSchedule.Histogram, err = latency.Encode(r.CorrectedHistogram); err != nil {
+				return b, err
+			}
+		}
+	}
+	b.Ops = []jsondoc.Op{op}
+	return b, nil
+}
+
+var targetPassword = regexp.MustCompile(`((?:^|,)password=)[^,]*`)
+
+// unrecordedOptions are left out of the document's options: actions
+// (help, version), secrets, and options goslap refuses whenever given.
+var unrecordedOptions = map[string]bool{
+	"help": true, "version": true, "debug": true, "password": true,
+	"password1": true, "password2": true, "password3": true,
+}
+
+// optionValue is an option whose value is not just its bound variable:
+// options that keep their value elsewhere (VarNone), optional-argument
+// options whose "not given" differs from "", and values to mask.
+var optionValue = map[string]func(o *Options) any{
+	"verbose":  func(o *Options) any { return o.Verbose },
+	"protocol": func(o *Options) any { return o.Protocol },
+	"csv":      func(o *Options) any { return optionalFile(o.CSVSet, o.CSV) },
+	"json":     func(o *Options) any { return optionalFile(o.Own.JSONSet, o.Own.JSON) },
+	"run-time": func(o *Options) any { return o.Own.RunTime.String() },
+	"warmup-time": func(o *Options) any {
+		return o.Own.WarmupTime.String()
+	},
+	"rate":          func(o *Options) any { return o.Own.Rate },
+	"ignore-errors": func(o *Options) any { return o.Own.IgnoreErrors },
+	"seed": func(o *Options) any {
+		if !o.Own.SeedSet {
+			return nil // the seed used is the document's seed
+		}
+		return o.Own.Seed
+	},
+	"sandbox": func(o *Options) any {
+		if !o.Own.Sandbox.SandboxSet {
+			return nil
+		}
+		return o.Own.Sandbox.Sandbox
+	},
+	"sandbox-option": func(o *Options) any { return nonNil(o.Own.Sandbox.ServerOptions) },
+	"target": func(o *Options) any {
+		// --target=LABEL:server:...,password=P carries passwords.
+		ts := []string{}
+		for _, s := range o.Own.Sandbox.Targets {
+			ts = append(ts, targetPassword.ReplaceAllString(s, "${1}*****"))
+		}
+		return ts
+	},
+}
+
+// optionalFile is an optional-argument file option: null when not given,
+// "-" for stdout, else the file name.
+func optionalFile(set bool, name string) any {
+	switch {
+	case !set:
+		return nil
+	case name == "":
+		return "-"
+	}
+	return name
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// optionValues lists o by option name (the document's options). Options
+// bound to a variable of Options show it; the others come from
+// optionValue. Keying by the option table keeps the published names those
+// the user types, whatever the Go fields are called.
+func optionValues(o *Options) map[string]any {
+	c := *o
+	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
+	c = *o // building the table sets defaults; the pointers stay valid
+	inOptions := fieldAddresses(reflect.ValueOf(&c).Elem())
+	out := map[string]any{}
+	for _, spec := range table {
+		name := spec.Name
+		if unrecordedOptions[name] {
+			continue
+		}
+		if f, ok := optionValue[name]; ok {
+			out[name] = f(&c)
+			continue
+		}
+		switch {
+		case spec.Bool != nil && inOptions[reflect.ValueOf(spec.Bool).Pointer()]:
+			out[name] = *spec.Bool
+		case spec.Uint32 != nil && inOptions[reflect.ValueOf(spec.Uint32).Pointer()]:
+			out[name] = *spec.Uint32
+		case spec.Uint64 != nil && inOptions[reflect.ValueOf(spec.Uint64).Pointer()]:
+			out[name] = *spec.Uint64
+		case spec.String != nil && inOptions[reflect.ValueOf(spec.String).Pointer()]:
+			out[name] = *spec.String
+		}
+		// Anything else is bound to scratch space: an option goslap
+		// refuses whenever it is given, so it has no value to report.
+	}
+	return out
+}
+
+// fieldAddresses is the address of every field of the struct v, nested
+// structs included.
+func fieldAddresses(v reflect.Value) map[uintptr]bool {
+	out := map[uintptr]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			out[f.Addr().Pointer()] = true
+			if f.Kind() == reflect.Struct {
+				walk(f)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// writeJSON writes the invocation's document to --json's destination.
+func writeJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
+	var b bytes.Buffer
+	if err := jsondoc.Encode(&b, doc); err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	var err error
+	if JSONToStdout(o) {
+		if f, ok := stdout.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = os.WriteFile(o.Own.JSON, b.Bytes(), 0o666)
+	}
+	if err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return nil
 }

@@ -59,7 +59,10 @@ func run(args []string, env Env) int {
 		buffered = bufio.NewWriterSize(env.Stdout, 4096)
 		stdout = buffered
 	}
-	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv}
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o)}
+	if o.Own.JSONSet {
+		out.Record = NewRunRecord(o)
+	}
 	if sandbox.Active() {
 		_, err = RunTargets(o, sandbox, plan, out)
 	} else {
@@ -67,6 +70,16 @@ func run(args []string, env Env) int {
 		results, err = RunWithSignals(o, plan, out)
 		if err == nil && sandbox.Plot != "" {
 			err = PlotRun(sandbox.Plot, o, results)
+		}
+	}
+	if out.Record != nil {
+		// Once per invocation, after every target, also after an error.
+		doc, jerr := out.Record.document(o, err)
+		if jerr == nil {
+			jerr = writeJSON(o, stdout, doc)
+		}
+		if err == nil {
+			err = jerr
 		}
 	}
 	if buffered != nil {

@@ -38,7 +38,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 	if err := o.FinishOwn(); err != nil {
 		return err
 	}
-	own, err := newOwnRun(o, p)
+	own, err := newOwnRun(o, p, runSeed(o))
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,19 @@
 package slap
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
@@ -249,17 +251,16 @@ func TestOwnExactCount(t *testing.T) {
 func TestOwnJSONFile(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
-	o := slapOptions(t, s)
-	o.AutoGenerateSQL = true
-	o.Concurrency = "1,2"
-	o.Iterations = 2
-	o.Password, o.PasswordSet = "", true
-	o.Own.JSON, o.Own.JSONSet = filepath.Join(t.TempDir(), "run.json"), true
-	r := mustRun(t, o)
-	if !strings.HasPrefix(r.stdout.String(), "Benchmark\n") {
-		t.Errorf("--json=FILE changed stdout: %q", r.stdout.String())
+	path := filepath.Join(t.TempDir(), "run.json")
+	code, stdout, stderr := runMain(t, s, "-a", "-c", "1,2", "-i", "2", "--create-schema="+slapOptions(t, s).CreateSchema,
+		"--json="+path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(o.Own.JSON)
+	if !strings.HasPrefix(stdout, "Benchmark\n") {
+		t.Errorf("--json=FILE changed stdout: %q", stdout)
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,48 +268,107 @@ func TestOwnJSONFile(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("invalid JSON: %v", err)
 	}
-	for _, k := range []string{"schema", "schema_version", "goslap_version", "started_at", "finished_at", "seed", "options", "server", "benchmarks"} {
+	for _, k := range []string{"schema", "schema_version", "goslap_version", "front_end", "started_at", "finished_at", "seed", "options", "targets", "benchmarks"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("key %q missing", k)
 		}
 	}
-	if _, ok := raw["options"].(map[string]any)["Password"]; ok {
+	if _, ok := raw["options"].(map[string]any)["password"]; ok {
 		t.Error("password in options")
 	}
-	var doc JSONDocument
-	if err := json.Unmarshal(data, &doc); err != nil {
+	doc, err := jsondoc.Decode(bytes.NewReader(data))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Schema != JSONSchema || doc.SchemaVersion != 1 || doc.Server == nil || doc.Server.Version == "" ||
-		doc.Server.Variables["innodb_buffer_pool_size"] == "" || doc.Server.Variables["max_connections"] == "" ||
-		doc.Server.Variables["default_storage_engine"] == "" {
-		t.Errorf("header %+v server %+v", doc, doc.Server)
+	if len(doc.Targets) != 1 || doc.Targets[0].Label != "localhost" || doc.Targets[0].Kind != "server" {
+		t.Fatalf("targets %+v", doc.Targets)
+	}
+	server := doc.Targets[0].Server
+	if server == nil || server.Version == "" || server.Variables["innodb_buffer_pool_size"] == "" ||
+		server.Variables["max_connections"] == "" || server.Variables["default_storage_engine"] == "" {
+		t.Errorf("server %+v", server)
+	}
+	if doc.Options["concurrency"] != "1,2" || doc.Options["iterations"] != 2.0 {
+		t.Errorf("options concurrency %v iterations %v", doc.Options["concurrency"], doc.Options["iterations"])
 	}
 	if len(doc.Benchmarks) != 2 {
 		t.Fatalf("%d benchmarks", len(doc.Benchmarks))
 	}
+	last := doc.StartedAt
 	for i, b := range doc.Benchmarks {
-		if b.Concurrency != i+1 || len(b.IterationsMillis) != 2 || b.Executed == 0 || b.QPS <= 0 || b.Latency.P50 == 0 {
+		if b.Target != "localhost" || b.Concurrency != i+1 || len(b.Iterations) != 2 || b.Executed == 0 || b.QPS <= 0 ||
+			len(b.Ops) != 1 || b.Ops[0].Name != "query" || b.Ops[0].Latency.P50 == 0 {
 			t.Errorf("benchmark %d: %+v", i, b)
 		}
-		h, err := latency.Decode(b.Histogram)
+		for j, it := range b.Iterations {
+			// Absolute bounds, in order, agreeing with mysqlslap's milliseconds.
+			if it.Start.Before(last) || it.End.Before(it.Start) || it.End.After(doc.FinishedAt) ||
+				abs(it.End.Sub(it.Start)-time.Duration(it.Millis)*time.Millisecond) > time.Millisecond {
+				t.Errorf("benchmark %d iteration %d: %+v (after %v)", i, j, it, last)
+			}
+			last = it.End
+		}
+		h, err := b.Ops[0].ServiceHistogram()
 		if err != nil || uint64(h.TotalCount()) != b.Executed {
 			t.Errorf("benchmark %d histogram: %v, %d values for %d executed", i, err, h.TotalCount(), b.Executed)
 		}
 	}
 }
 
-// TestOwnJSONStdout: a bare --json is the only thing on stdout.
+func abs(d time.Duration) time.Duration { return max(d, -d) }
+
+// TestOwnJSONStdout: a bare --json is the only thing on stdout, also when
+// it compares targets: one document holding every target (no Target:
+// lines, no table); --json=FILE holds every target too.
 func TestOwnJSONStdout(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
-	o := slapOptions(t, s)
-	o.AutoGenerateSQL = true
-	o.Own.JSONSet = true
-	r := mustRun(t, o)
-	var doc JSONDocument
-	if err := json.Unmarshal(r.stdout.Bytes(), &doc); err != nil {
-		t.Fatalf("stdout is not one JSON document: %v\n%s", err, r.stdout.String())
+	schema := "--create-schema=" + slapOptions(t, s).CreateSchema
+	path := filepath.Join(t.TempDir(), "run.json")
+	for _, c := range []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"plain", []string{"--json"}, ""},
+		{"two targets", []string{"--target=first:server", "--target=second:server", "--json"}, ""},
+		{"two targets to a file", []string{"--target=first:server", "--target=second:server", "--json=" + path}, path},
+	} {
+		code, stdout, stderr := runMain(t, s, append([]string{"-a", "-c", "1,2", schema}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		data := []byte(stdout)
+		if c.file != "" {
+			if !strings.Contains(stdout, "Target: second\n") || !strings.Contains(stdout, "first") {
+				t.Errorf("%s: stdout lacks the targets' reports:\n%s", c.name, stdout)
+			}
+			var err error
+			if data, err = os.ReadFile(c.file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		var doc jsondoc.Document
+		if err := dec.Decode(&doc); err != nil || dec.More() {
+			t.Fatalf("%s: not one JSON document (%v, more %v):\n%s", c.name, err, dec.More(), data)
+		}
+		want := []string{"localhost"}
+		if len(c.args) > 1 {
+			want = []string{"first", "second"}
+		}
+		var got []string
+		for _, tg := range doc.Targets {
+			got = append(got, tg.Label)
+		}
+		if !reflect.DeepEqual(got, want) || len(doc.Benchmarks) != 2*len(want) {
+			t.Errorf("%s: targets %v, %d benchmarks; want %v", c.name, got, len(doc.Benchmarks), want)
+		}
+		for i, b := range doc.Benchmarks {
+			if b.Target != want[i/2] || b.Concurrency != i%2+1 {
+				t.Errorf("%s: benchmark %d is target %q concurrency %d", c.name, i, b.Target, b.Concurrency)
+			}
+		}
 	}
 }
 

@@ -40,17 +40,20 @@ type ownRun struct {
 	// Accumulated over the iterations of the current benchmark.
 	bench        *latency.Recorder
 	benchSeconds float64
-
-	startedAt time.Time
 }
 
-func newOwnRun(o *Options, p *sqlgen.Plan) (*ownRun, error) {
-	or := &ownRun{own: &o.Own, seed: o.Own.Seed, startedAt: time.Now()}
-	if !o.Own.SeedSet {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		or.seed = binary.LittleEndian.Uint64(b[:]) >> 1 // fits a JSON number exactly below 2^63
+// runSeed is --seed, or a random seed when none was given.
+func runSeed(o *Options) uint64 {
+	if o.Own.SeedSet {
+		return o.Own.Seed
 	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) >> 1 // fits a JSON number exactly below 2^63
+}
+
+func newOwnRun(o *Options, p *sqlgen.Plan, seed uint64) (*ownRun, error) {
+	or := &ownRun{own: &o.Own, seed: seed}
 	if !o.Own.Templates {
 		return or, nil
 	}

@@ -2,12 +2,15 @@ package slap
 
 import (
 	"bytes"
-	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 )
 
 // latencyResult is a result with fixed measurements for the golden files.
@@ -70,38 +73,105 @@ func TestLatencyCSVGolden(t *testing.T) {
 }
 
 func TestJSONDocumentGolden(t *testing.T) {
-	o := &Options{User: "root", Password: "s3cret", PasswordSet: true, Concurrency: "4", Iterations: 3}
+	o := &Options{User: "root", Password: "s3cret", PasswordSet: true, Concurrency: "4", Iterations: 3, NumberOfQueries: 2000}
 	o.Own.JSONSet, o.Own.Latency, o.Own.RunTime = true, true, 90*time.Second
-	or := &ownRun{own: &o.Own, seed: 42, startedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	server := &ServerInfo{Version: "10.11.6-MariaDB", VersionComment: "Debian",
+	o.Own.Sandbox.Targets = []string{"a:server:/run/a.sock,user=u,password=s3cret", "b:sandbox"}
+	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	server := &jsondoc.Server{Version: "10.11.6-MariaDB", VersionComment: "Debian",
 		Variables: map[string]string{"default_storage_engine": "InnoDB", "max_connections": "151"}}
-	doc, err := or.jsonDocument(o, server, []BenchmarkResult{*latencyResult(false), *latencyResult(true)}, nil)
+	withBounds := func(r *BenchmarkResult, from time.Time) BenchmarkResult {
+		for _, ms := range r.IterationMillis {
+			to := from.Add(time.Duration(ms) * time.Millisecond)
+			r.IterationBounds = append(r.IterationBounds, Bounds{Start: from, End: to})
+			from = to.Add(time.Millisecond)
+		}
+		return *r
+	}
+	rec := &RunRecord{StartedAt: started, Seed: 42}
+	rec.add("a", server, []BenchmarkResult{withBounds(latencyResult(false), started.Add(time.Second))})
+	rec.add("b", nil, []BenchmarkResult{withBounds(latencyResult(true), started.Add(5*time.Second))})
+	rec.describe([]compare.Target{{Label: "a", Kind: compare.Server, Socket: "/run/a.sock"}, {Label: "b", Kind: compare.Sandbox}},
+		[]compare.Outcome{{Target: compare.Target{Label: "b"}, Description: "sandbox: mariadbd  Ver 10.11.6-MariaDB"}})
+	doc, err := rec.document(o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc.FinishedAt = doc.StartedAt.Add(3 * time.Second)
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	doc.FinishedAt = doc.StartedAt.Add(9 * time.Second)
+	var b bytes.Buffer
+	if err := jsondoc.Encode(&b, doc); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(data, []byte("s3cret")) || bytes.Contains(data, []byte(`"Password"`)) {
+	data := b.Bytes()
+	if bytes.Contains(data, []byte("s3cret")) || bytes.Contains(data, []byte(`"password"`)) {
 		t.Error("the password is in the JSON document")
 	}
-	checkGolden(t, "latency-json", append(data, '\n'))
+	checkGolden(t, "latency-json", data)
 
-	// Histograms decode to the figures next to them and merge.
-	var back JSONDocument
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatal(err)
-	}
-	h, err := latency.MergeEncoded(back.Benchmarks[0].Histogram, back.Benchmarks[1].Histogram)
+	// Both targets are in the one document, options by their names, and
+	// the histograms decode to the figures next to them and merge.
+	back, err := jsondoc.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.TotalCount() != int64(back.Benchmarks[0].Executed+back.Benchmarks[1].Executed) {
+	if len(back.Targets) != 2 || back.Targets[0].Label != "a" || back.Targets[1].Kind != "sandbox" ||
+		back.Targets[1].Server.Error != "not connected" || len(back.Benchmarks) != 2 ||
+		back.Benchmarks[0].Target != "a" || back.Benchmarks[1].Target != "b" {
+		t.Errorf("targets %+v, %d benchmarks", back.Targets, len(back.Benchmarks))
+	}
+	for name, want := range map[string]any{"concurrency": "4", "iterations": 3.0, "number-of-queries": 2000.0,
+		"run-time": "1m30s", "json": "-", "latency": true, "csv": nil, "seed": nil} {
+		if got, ok := back.Options[name]; !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("option %s = %#v (present %v), want %#v", name, got, ok, want)
+		}
+	}
+	if got := back.Benchmarks[0].Iterations; len(got) != 3 || got[0].Millis != 1010 || got[1].End.Sub(got[1].Start) != 990*time.Millisecond {
+		t.Errorf("iterations %+v", got)
+	}
+	a, b2 := back.Benchmarks[0].Ops[0], back.Benchmarks[1].Ops[0]
+	h, err := latency.MergeEncoded(a.Histogram, b2.Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.TotalCount() != int64(a.Executed+b2.Executed) {
 		t.Errorf("merged count %d", h.TotalCount())
 	}
-	if back.Benchmarks[1].Rate == nil || back.Benchmarks[0].Rate != nil || back.Benchmarks[1].Rate.Histogram == "" {
+	if back.Benchmarks[1].Rate == nil || back.Benchmarks[0].Rate != nil || b2.FromSchedule == nil || b2.FromSchedule.Histogram == "" {
 		t.Errorf("rate sections: %+v %+v", back.Benchmarks[0].Rate, back.Benchmarks[1].Rate)
+	}
+}
+
+// TestJSONOptionsCoverTheTable: every option of the table is in the
+// document under its own name, or deliberately left out; a new option
+// without a plain variable needs an optionValue entry.
+func TestJSONOptionsCoverTheTable(t *testing.T) {
+	o, err, _ := parseForTest(t, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := optionValues(o)
+	st := &parseState{opts: newOptions(), strSet: map[string]bool{}}
+	refused := 0
+	for _, spec := range optionTable(st) {
+		_, in := got[spec.Name]
+		switch {
+		case unrecordedOptions[spec.Name] && in:
+			t.Errorf("--%s is in the document but listed as unrecorded", spec.Name)
+		case unrecordedOptions[spec.Name]:
+		case !in && spec.Var == getopt.VarNone:
+			t.Errorf("--%s has no variable and no optionValue entry: it is missing from the document", spec.Name)
+		case !in:
+			refused++ // bound to scratch: goslap refuses it whenever given
+		}
+	}
+	if refused == 0 || refused > 12 {
+		t.Errorf("%d options left out as refused", refused)
+	}
+	for name := range got {
+		if _, ok := optionValue[name]; !ok && strings.ToLower(name) != name {
+			t.Errorf("option key %q is not an option name", name)
+		}
+	}
+	if got["port"] != o.Port || got["create-schema"] != o.CreateSchema || got["show-progress"] != true {
+		t.Errorf("port %v create-schema %v show-progress %v", got["port"], got["create-schema"], got["show-progress"])
 	}
 }

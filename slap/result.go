@@ -18,11 +18,18 @@ type BenchmarkResult struct {
 	Concurrency      int     // clients
 	QueriesPerClient uint64  // the configured per-client limit (spec 2.6), not a measurement
 	IterationMillis  []int64 // wall time of each iteration in whole milliseconds (spec 3.4)
+	// IterationBounds are the wall-clock bounds of each iteration's
+	// measured part, parallel to IterationMillis (empty for results not
+	// produced by Run).
+	IterationBounds []Bounds
 
 	// Measurements are goslap's per-query figures (zero for results not
 	// produced by Run, e.g. --only-print).
 	Measurements
 }
+
+// Bounds are the start and end of a measured phase.
+type Bounds struct{ Start, End time.Time }
 
 // AvgMillis is mysqlslap's integer average of the iteration times.
 func (r *BenchmarkResult) AvgMillis() int64 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 
 	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/sqlgen"
@@ -25,6 +26,10 @@ type Output struct {
 	Stderr io.Writer
 	// CSV is the --csv destination (see OpenCSV); nil without --csv.
 	CSV io.Writer
+	// Record, if set, receives this run's server and results under the
+	// label Target (for the --json document of the whole invocation).
+	Record *RunRecord
+	Target string
 	// OnResult, if set, is called with each result right after it has been
 	// written (for goslap's own reporters: JSON, charts).
 	OnResult func(*BenchmarkResult) error
@@ -47,11 +52,17 @@ var ErrInterrupted = errors.New("interrupted")
 //
 // Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
 // those lines before it connects). --only-print is OnlyPrint's job, not Run's.
-func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, error) {
+func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results []BenchmarkResult, err error) {
 	if err := o.FinishOwn(); err != nil {
 		return nil, err
 	}
-	own, err := newOwnRun(o, p)
+	seed := runSeed(o)
+	var server *jsondoc.Server
+	if out.Record != nil {
+		seed = out.Record.Seed
+		defer func() { out.Record.add(out.Target, server, results) }()
+	}
+	own, err := newOwnRun(o, p, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +78,10 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 	defer r.main.Close()
 	defer r.closeLedger()
 	r.own = own
-	var server *ServerInfo
-	if o.Own.JSONSet {
+	if out.Record != nil {
 		server = serverInfo(r.main) // before the load changes anything
 	}
-	results, err := r.run()
+	results, err = r.run()
 	if err == nil {
 		err = r.leaveSchema()
 	}
@@ -81,15 +91,6 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
 		}
 		err = withNote(err, note)
-	}
-	if o.Own.JSONSet {
-		doc, jerr := own.jsonDocument(o, server, results, err)
-		if jerr == nil {
-			jerr = writeJSON(o, out.Stdout, doc)
-		}
-		if err == nil {
-			err = jerr
-		}
 	}
 	return results, err
 }
@@ -249,6 +250,7 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 			return res, err
 		}
 		res.IterationMillis = append(res.IterationMillis, ms)
+		res.IterationBounds = append(res.IterationBounds, measuredBounds(lp))
 		r.own.addIteration(lp.cs, lp.measured)
 		if err := r.mainList(r.p.PostQuery, r.own.post); err != nil {
 			return res, err
@@ -259,6 +261,17 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 	}
 	r.own.finishBenchmark(&res, r.o, r.out.Stderr)
 	return res, nil
+}
+
+// measuredBounds are the wall-clock bounds of lp's measured part: from the
+// end of the warm-up for the measured time. A phase that ended within its
+// warm-up measured nothing; its bounds are then both its end.
+func measuredBounds(lp *loadPhase) Bounds {
+	from := lp.base.Add(lp.timing.warmup)
+	if now := time.Now(); lp.measured == 0 && now.Before(from) {
+		from = now
+	}
+	return Bounds{Start: from, End: from.Add(lp.measured)}
 }
 
 // progressLabel names a load phase on the progress line.

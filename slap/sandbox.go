@@ -100,6 +100,11 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 	if err := s.CheckSandbox(o); err != nil {
 		return nil, err
 	}
+	// Before the first target: a bare --json is silent for the whole
+	// invocation (no Target: lines, no table), not only inside each run.
+	if err := o.FinishOwn(); err != nil {
+		return nil, err
+	}
 	comparing := len(s.Targets) > 0
 	var targets []compare.Target
 	if comparing {
@@ -126,7 +131,9 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 			if comparing && !o.Silent {
 				fmt.Fprintf(out.Stdout, "Target: %s\n", label)
 			}
-			results, err := Run(ctx, optionsFor(o, ep), p, out)
+			tout := out
+			tout.Target = label
+			results, err := Run(ctx, optionsFor(o, ep), p, tout)
 			return ComparePoints(results), err
 		},
 	}
@@ -147,10 +154,13 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 		}
 	}
 	outcomes, err := compare.Run(ctx, targets, cfg)
+	if out.Record != nil {
+		out.Record.describe(targets, outcomes)
+	}
 	if err != nil {
 		return outcomes, targetExitError(ctx, err, comparing)
 	}
-	if comparing && !(o.CSVSet && o.CSV == "") { // not into CSV on stdout
+	if comparing && !(o.CSVSet && o.CSV == "") && !JSONToStdout(o) { // not into CSV or JSON on stdout
 		if !o.Silent {
 			fmt.Fprintln(out.Stdout)
 		}
@@ -194,16 +204,21 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 // PlotRun writes the --plot chart of a plain run (no sandbox, no targets):
 // one line per engine, labelled with the server's address.
 func PlotRun(path string, o *Options, results []BenchmarkResult) error {
-	network, addr := transport(o)
-	label := addr
-	if network == "unix" {
-		label = "localhost"
-	}
-	outcome := compare.Outcome{Target: compare.Target{Label: label, Kind: compare.Server}, Points: ComparePoints(results)}
+	outcome := compare.Outcome{Target: compare.Target{Label: serverLabel(o), Kind: compare.Server}, Points: ComparePoints(results)}
 	if err := compare.WriteChartFile(path, []compare.Outcome{outcome}); err != nil {
 		return Exitf(1, "--plot: %v", err)
 	}
 	return nil
+}
+
+// serverLabel names the server of a plain run (no sandbox, no targets) in
+// charts and the JSON document: its address, "localhost" for a socket.
+func serverLabel(o *Options) string {
+	network, addr := transport(o)
+	if network == "unix" {
+		return "localhost"
+	}
+	return addr
 }
 
 // ComparePoints converts runner results into comparison points.

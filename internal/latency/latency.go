@@ -10,7 +10,6 @@
 package latency
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"sort"
@@ -167,22 +166,19 @@ func Figures(h *hdrhistogram.Histogram) Percentiles {
 }
 
 // Encode is h in the HDR V2 compressed encoding, base64 (standard
-// alphabet, padded): the form HdrHistogram's tools read and Decode merges.
+// alphabet, padded): the "HISTFAAA..." form HdrHistogram's tools read and
+// Decode merges. hdrhistogram-go's Encode already returns the base64 text.
 func Encode(h *hdrhistogram.Histogram) (string, error) {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", err
 	}
-	return base64.StdEncoding.EncodeToString(b), nil
+	return string(b), nil
 }
 
 // Decode reads a histogram written by Encode.
 func Decode(s string) (*hdrhistogram.Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %w", err)
-	}
-	h, err := hdrhistogram.Decode(b)
+	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("histogram: %w", err)
 	}

@@ -1,6 +1,7 @@
 package latency
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,6 +70,11 @@ func TestEncodeDecodeMerge(t *testing.T) {
 	ea, err := Encode(a)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The standard V2 compressed text (cookie 0x1c849304 in base64), which
+	// HdrHistogram's own tools read: encoded once, not base64 of base64.
+	if !strings.HasPrefix(ea, "HISTFAAA") {
+		t.Errorf("encoding starts %.12q, want HISTFAAA", ea)
 	}
 	eb, _ := Encode(b)
 	m, err := MergeEncoded(ea, eb)
