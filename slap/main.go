@@ -59,10 +59,8 @@ func run(args []string, env Env) int {
 		buffered = bufio.NewWriterSize(env.Stdout, 4096)
 		stdout = buffered
 	}
-	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o)}
-	if o.Own.JSONSet {
-		out.Record = NewRunRecord(o)
-	}
+	// One record (and seed) for the whole invocation, whatever the targets.
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o), Record: NewRunRecord(o)}
 	if sandbox.Active() {
 		_, err = RunTargets(o, sandbox, plan, out)
 	} else {
@@ -72,7 +70,7 @@ func run(args []string, env Env) int {
 			err = PlotRun(sandbox.Plot, o, results)
 		}
 	}
-	if out.Record != nil {
+	if o.Own.JSONSet {
 		// Once per invocation, after every target, also after an error.
 		doc, jerr := out.Record.document(o, err)
 		if jerr == nil {

@@ -78,7 +78,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 	defer r.main.Close()
 	defer r.closeLedger()
 	r.own = own
-	if out.Record != nil {
+	if out.Record != nil && o.Own.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
 	results, err = r.run()
