@@ -21,6 +21,12 @@ func versionLine() string {
 	return fmt.Sprintf("%s  Ver 1.0 Distrib %s, for %s (%s)\n", ProgName, Version, runtime.GOOS, runtime.GOARCH)
 }
 
+// copyrightLine stands where mysqlslap's --help names Oracle and MariaDB:
+// goslap is not their program and carries none of their code. The
+// repository has no licence file yet, so the line names no licence; add it
+// here when the project publishes one.
+const copyrightLine = "Copyright (c) 2026 the goslap authors."
+
 func printVersion(w io.Writer) { io.WriteString(w, versionLine()) }
 
 // printHelp writes mysqlslap's --help text: header, the defaults paragraph,
@@ -29,7 +35,7 @@ func printVersion(w io.Writer) { io.WriteString(w, versionLine()) }
 func printHelp(w io.Writer, table []*optSpec, env *Env, d defaultsArgs) {
 	var b strings.Builder
 	b.WriteString(versionLine())
-	b.WriteString("Copyright (c) 2005, 2018, Oracle, MariaDB Corporation Ab and others.\n\n")
+	b.WriteString(copyrightLine + "\n\n")
 	b.WriteString("Run a query multiple times against the server.\n\n")
 	fmt.Fprintf(&b, "Usage: %s [OPTIONS]\n\n", ProgName)
 

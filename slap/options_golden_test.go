@@ -38,6 +38,7 @@ func readGolden(t *testing.T, path, dir string) golden {
 	}
 	expand := func(s string) string {
 		s = strings.ReplaceAll(s, "@VERSION@\n", versionLine())
+		s = strings.ReplaceAll(s, "@COPYRIGHT@\n", copyrightLine+"\n")
 		return strings.ReplaceAll(s, "@DIR@", dir)
 	}
 	envText, argText, _ := strings.Cut(strings.TrimSuffix(sections["args"], "\n"), "|")

@@ -5,7 +5,8 @@
 #
 # Each golden file has the sections "-- rc --", "-- stdout --", "-- stderr --".
 # Normalisation: the program name becomes goslap; the version line becomes
-# @VERSION@; the directory of this script becomes @DIR@; the groups line gets
+# @VERSION@ and mariadb-slap's copyright line @COPYRIGHT@ (goslap prints its
+# own); the directory of this script becomes @DIR@; the groups line gets
 # goslap's extra group; mariadb-slap's password output is masked as goslap
 # does (spec 8).
 set -u
@@ -17,6 +18,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 norm() {
   sed -e "s#$dir#@DIR@#g" \
       -e 's/^mariadb-slap  Ver .*/@VERSION@/' \
+      -e 's/^Copyright (c) 2005, 2018, Oracle, MariaDB Corporation Ab and others\.$/@COPYRIGHT@/' \
       -e 's/^\(The following groups are read: mysqlslap mariadb-slap client client-server client-mariadb\)\(.*\)$/\1 goslap\2/' \
       -e 's/^\(The following groups are read: .*\) \(mysqlslap\([^ ]*\) mariadb-slap[^ ]* client[^ ]* client-server[^ ]* client-mariadb[^ ]*\)$/\1 \2 goslap\3/' \
       -e 's/mariadb-slap: /goslap: /g' \
