@@ -9,6 +9,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,7 +19,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -35,7 +35,7 @@ const (
 	LatencyLabel   = "p99 latency (ms)"
 	chartWidth     = 9 * vg.Inch
 	panelHeight    = 4.5 * vg.Inch
-	legendGap      = 0.15 * vg.Inch
+	legendGap      = 0.3 * vg.Inch
 	chartFontSizeL = 11
 )
 
@@ -172,13 +172,9 @@ func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
 	dc.SetColor(plotBackground)
 	dc.Fill(dc.Rectangle.Path())
 
-	// The legend gets a column of its own on the right so it never hides a line.
-	lw := legend.Rectangle(dc).Size().X + legendGap
-	plotArea := draw.Crop(dc, 0, -lw, 0, 0)
-	legendArea := draw.Crop(dc, chartWidth-lw, 0, 0, -0.4*vg.Inch)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch, PadLeft: 0.1 * vg.Inch, PadY: 0.2 * vg.Inch}
+	panelAreas, legendArea := layout(dc, panels, legend)
 	for i, p := range panels {
-		p.Draw(tiles.At(plotArea, 0, i))
+		p.Draw(panelAreas[i])
 	}
 	legend.Draw(legendArea)
 	if _, err := cw.WriteTo(w); err != nil {
@@ -251,21 +247,73 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
+// layout places the panels one above the other with their data areas
+// aligned (the same x range on the page whatever the width of each
+// panel's y tick labels, so a concurrency level sits at one x in both) and
+// gives the legend a column of its own on the right, level with the top
+// panel's data, so it never hides a line.
+func layout(dc draw.Canvas, panels []*plot.Plot, legend plot.Legend) ([]draw.Canvas, draw.Canvas) {
+	lw := legend.Rectangle(dc).Size().X + legendGap
+	plotArea := draw.Crop(dc, 0, -lw, 0, 0)
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch, PadLeft: 0.1 * vg.Inch, PadRight: 0.15 * vg.Inch, PadY: 0.2 * vg.Inch}
+	rows := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	aligned := plot.Align(rows, tiles, plotArea)
+	areas := make([]draw.Canvas, len(panels))
+	for i := range aligned {
+		areas[i] = aligned[i][0]
+	}
+	top := panels[0].DataCanvas(areas[0])
+	legendArea := draw.Crop(dc, dc.Max.X-lw, 0, 0, top.Max.Y-dc.Max.Y)
+	return areas, legendArea
+}
+
+// seriesColors are one colour per target: the Okabe–Ito palette, which
+// stays distinguishable for the common forms of colour blindness and in
+// greyscale print, without its yellow (too faint on white).
+var seriesColors = []color.Color{
+	color.RGBA{0x00, 0x72, 0xb2, 0xff}, // blue
+	color.RGBA{0xd5, 0x5e, 0x00, 0xff}, // vermillion
+	color.RGBA{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	color.RGBA{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	color.RGBA{0xe6, 0x9f, 0x00, 0xff}, // orange
+	color.RGBA{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+}
+
+// engineShapes and engineDashes tell engines apart within a target's
+// colour: filled marks, so they stay visible where lines cross.
+var (
+	engineShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+	engineDashes = [][]vg.Length{
+		nil,
+		{vg.Points(7), vg.Points(3)},
+		{vg.Points(2), vg.Points(2)},
+		{vg.Points(7), vg.Points(3), vg.Points(2), vg.Points(3)},
+		{vg.Points(12), vg.Points(4)},
+	}
+)
+
+// styleSeries gives a series its target's colour and its engine's marker
+// and dashes, so that the legend reads as a grid: colour = target, mark =
+// engine.
 func styleSeries(s Series, line *plotter.Line, points *plotter.Scatter) {
-	c := plotutil.Color(s.Target)
+	c := seriesColors[s.Target%len(seriesColors)]
 	line.Color = c
-	line.Width = vg.Points(1.5)
-	line.Dashes = plotutil.Dashes(s.Engine)
+	line.Width = vg.Points(2)
+	line.Dashes = engineDashes[s.Engine%len(engineDashes)]
 	points.Color = c
-	points.Shape = plotutil.Shape(s.Engine)
-	points.Radius = vg.Points(3)
+	points.Shape = engineShapes[s.Engine%len(engineShapes)]
+	points.Radius = vg.Points(3.5)
 }
 
 func newLegend(series []Series) (plot.Legend, error) {
 	l := plot.NewLegend()
 	l.Top, l.Left = true, true
 	l.TextStyle.Font.Size = chartFontSizeL
-	l.ThumbnailWidth = 0.4 * vg.Inch
+	l.ThumbnailWidth = 0.5 * vg.Inch
 	l.Padding = vg.Points(3)
 	for _, s := range series {
 		line, points, err := plotter.NewLinePoints(plotter.XYs{{X: 1, Y: 1}})

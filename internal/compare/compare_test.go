@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -353,6 +360,14 @@ func TestChart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			outs := sampleOutcomes(tt.latency)
+			for i := range outs {
+				// Engines apart, so the picture shows their marks and dashes.
+				for j := range outs[i].Points {
+					if p := &outs[i].Points[j]; p.Engine == "myisam" {
+						p.QPS, p.P99Millis = p.QPS*0.7, p.P99Millis*1.3
+					}
+				}
+			}
 			series := BuildSeries(outs)
 			wantNames := []string{"bp64M innodb", "bp64M myisam", "bp256M innodb", "bp256M myisam"}
 			var names []string
@@ -457,5 +472,67 @@ func TestWriteChartFileErrors(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 0 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestChartLayout: both panels' data areas span the same x range (their y
+// tick labels differ in width: 5000 against 300), and the legend's column
+// starts right of every data area.
+func TestChartLayout(t *testing.T) {
+	series := BuildSeries(sampleOutcomes(true))
+	qps, err := newPanel(ChartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS * 100 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat, err := newPanel(LatencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis })
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend, err := newLegend(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := draw.New(vgimg.New(chartWidth, 2*panelHeight))
+	areas, legendArea := layout(dc, []*plot.Plot{qps, lat}, legend)
+	top, bottom := qps.DataCanvas(areas[0]), lat.DataCanvas(areas[1])
+	if top.Min.X != bottom.Min.X || top.Max.X != bottom.Max.X {
+		t.Errorf("x axes not aligned: top %v..%v, bottom %v..%v", top.Min.X, top.Max.X, bottom.Min.X, bottom.Max.X)
+	}
+	if legendArea.Min.X <= top.Max.X || legendArea.Max.Y > top.Max.Y {
+		t.Errorf("legend area %v overlaps the data %v", legendArea.Rectangle, top.Rectangle)
+	}
+}
+
+// TestSeriesStyle: the colour says the target, the mark and dashes the
+// engine.
+func TestSeriesStyle(t *testing.T) {
+	type style struct {
+		c      color.Color
+		shape  draw.GlyphDrawer
+		dashes []vg.Length
+	}
+	styles := map[[2]int]style{}
+	for target := range 3 {
+		for engine := range 3 {
+			line, points, err := plotter.NewLinePoints(plotter.XYs{{X: 1, Y: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			styleSeries(Series{Target: target, Engine: engine}, line, points)
+			if line.Color != points.Color {
+				t.Errorf("target %d engine %d: line and marks in different colours", target, engine)
+			}
+			styles[[2]int{target, engine}] = style{line.Color, points.Shape, line.Dashes}
+		}
+	}
+	for a, sa := range styles {
+		for b, sb := range styles {
+			if (sa.c == sb.c) != (a[0] == b[0]) {
+				t.Errorf("%v and %v: colours %v %v", a, b, sa.c, sb.c)
+			}
+			if (sa.shape == sb.shape) != (a[1] == b[1]) || reflect.DeepEqual(sa.dashes, sb.dashes) != (a[1] == b[1]) {
+				t.Errorf("%v and %v: marks %T %T, dashes %v %v", a, b, sa.shape, sb.shape, sa.dashes, sb.dashes)
+			}
+		}
 	}
 }
