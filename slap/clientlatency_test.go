@@ -22,13 +22,16 @@ func TestClientLatencyFoldsExactly(t *testing.T) {
 			l.paced = paced
 			for range n {
 				d := time.Duration(rng.Int64N(int64(2 * time.Second)))
+				// want records straight into the HDR histograms.
 				if paced {
 					lag := time.Duration(rng.Int64N(int64(time.Millisecond)))
 					l.recordPaced(d, d+lag, lag)
-					want.RecordPaced(d, d+lag, lag)
+					_ = want.Service.RecordValue(latency.Micros(d))
+					_ = want.Intended.RecordValue(latency.Micros(d + lag))
+					want.MaxLag = max(want.MaxLag, lag)
 				} else {
 					l.record(d)
-					want.Record(d)
+					_ = want.Service.RecordValue(latency.Micros(d))
 				}
 			}
 		}

@@ -16,17 +16,19 @@ import (
 // latencyResult is a result with fixed measurements for the golden files.
 func latencyResult(paced bool) *BenchmarkResult {
 	rec := latency.NewRecorder(paced)
+	s := latency.Samples{Paced: paced}
 	for i := 1; i <= 2000; i++ {
 		d := time.Duration(100+i%700) * time.Microsecond
 		if i%500 == 0 {
 			d = 12345 * time.Microsecond
 		}
 		if paced {
-			rec.RecordPaced(d, d+time.Duration(i%3)*time.Millisecond, time.Duration(i%3)*time.Millisecond)
+			s.RecordPaced(d, d+time.Duration(i%3)*time.Millisecond, time.Duration(i%3)*time.Millisecond)
 		} else {
-			rec.Record(d)
+			s.Record(d)
 		}
 	}
+	s.Fold(rec)
 	rec.Error(1146, "Table 'goslap.t' doesn't exist")
 	rec.Error(1146, "Table 'goslap.t' doesn't exist")
 	rec.Reconnects = 1

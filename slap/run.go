@@ -16,7 +16,7 @@ import (
 )
 
 // Output says where a run writes. Stdout and Stderr must be set; CSV and
-// OnResult are optional.
+// Record are optional.
 type Output struct {
 	// Stdout receives the Benchmark blocks, the --verbose lines and the -vvv
 	// statement echo. If it has a Flush method (bufio.Writer), it is flushed
@@ -30,9 +30,6 @@ type Output struct {
 	// label Target (for the --json document of the whole invocation).
 	Record *RunRecord
 	Target string
-	// OnResult, if set, is called with each result right after it has been
-	// written (for goslap's own reporters: JSON, charts).
-	OnResult func(*BenchmarkResult) error
 }
 
 // ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
@@ -190,11 +187,6 @@ func (r *runner) report(res *BenchmarkResult) error {
 	if r.out.CSV != nil {
 		if err := writeCSV(r.out.CSV, res); err != nil {
 			return Exitf(1, "writing the CSV line: %v", err)
-		}
-	}
-	if r.out.OnResult != nil {
-		if err := r.out.OnResult(res); err != nil {
-			return err
 		}
 	}
 	return nil

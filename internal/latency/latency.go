@@ -1,8 +1,9 @@
 // Package latency records per-query latencies on a client's hot path and
 // merges them into the figures goslap reports.
 //
-// Each client owns a Recorder (no locks, no allocation per query); after a
-// benchmark the runner merges all Recorders into one Summary. Values are
+// Each client records into its own Samples (no locks, no allocation per
+// query); when the load is over each Samples is folded into a Recorder,
+// and the Recorders merge into the benchmark's figures. Values are
 // microseconds in an HDR histogram with 3 significant digits from 1 µs to
 // one hour (github.com/HdrHistogram/hdrhistogram-go: the reference Go port
 // of Gil Tene's HdrHistogram, with the V2 wire encoding that other HDR
@@ -43,9 +44,10 @@ func Micros(d time.Duration) int64 {
 	return us
 }
 
-// Recorder is one client's measurements. It is not safe for concurrent
-// use: only its client writes it, and the runner reads it after the client
-// has finished.
+// Recorder is the measurements of one client or of several merged: the
+// histograms Samples.Fold fills, and the errors and reconnects its client
+// counted. It is not safe for concurrent use: only its client writes it,
+// and the runner reads it after the client has finished.
 type Recorder struct {
 	// Service is the time each query took, from sending it to having read
 	// all of its results.
@@ -74,23 +76,6 @@ func NewRecorder(paced bool) *Recorder {
 	return r
 }
 
-// Record adds one query's service time. It does not allocate.
-func (r *Recorder) Record(d time.Duration) {
-	_ = r.Service.RecordValue(Micros(d))
-}
-
-// RecordPaced adds one paced query: its service time, its time from the
-// scheduled start, and the start lag.
-func (r *Recorder) RecordPaced(service, sinceIntended, lag time.Duration) {
-	_ = r.Service.RecordValue(Micros(service))
-	if r.Intended != nil {
-		_ = r.Intended.RecordValue(Micros(sinceIntended))
-	}
-	if lag > r.MaxLag {
-		r.MaxLag = lag
-	}
-}
-
 // Error counts one ignored error; msg is kept for the first of its code.
 func (r *Recorder) Error(code uint16, msg string) {
 	if r.Errors == nil {
@@ -101,18 +86,6 @@ func (r *Recorder) Error(code uint16, msg string) {
 		r.ErrorText[code] = msg
 	}
 	r.Errors[code]++
-}
-
-// Reset empties the recorder for the next iteration.
-func (r *Recorder) Reset() {
-	r.Service.Reset()
-	if r.Intended != nil {
-		r.Intended.Reset()
-	}
-	clear(r.Errors)
-	clear(r.ErrorText)
-	r.Reconnects = 0
-	r.MaxLag = 0
 }
 
 // Merge adds other's measurements to r.

@@ -9,10 +9,17 @@ import (
 func TestMergeEqualsOneRecorder(t *testing.T) {
 	all := NewRecorder(true)
 	parts := []*Recorder{NewRecorder(true), NewRecorder(true), NewRecorder(false)}
+	var allSamples Samples
+	partSamples := []Samples{{Paced: true}, {Paced: true}, {}}
+	allSamples.Paced = true
 	for i := 1; i <= 30000; i++ {
 		d := time.Duration(i) * 7 * time.Microsecond
-		parts[i%3].RecordPaced(d, d+time.Millisecond, time.Millisecond)
-		all.RecordPaced(d, d+time.Millisecond, time.Millisecond)
+		partSamples[i%3].RecordPaced(d, d+time.Millisecond, time.Millisecond)
+		allSamples.RecordPaced(d, d+time.Millisecond, time.Millisecond)
+	}
+	allSamples.Fold(all)
+	for i := range parts {
+		partSamples[i].Fold(parts[i])
 	}
 	parts[1].Error(1146, "Table 't' doesn't exist")
 	parts[2].Error(1146, "other text")
@@ -43,16 +50,19 @@ func TestMergeEqualsOneRecorder(t *testing.T) {
 
 func TestFiguresPrecision(t *testing.T) {
 	r := NewRecorder(false)
+	var s Samples
 	for i := 1; i <= 1000; i++ {
-		r.Record(time.Duration(i) * time.Microsecond)
+		s.Record(time.Duration(i) * time.Microsecond)
 	}
+	s.Fold(r)
 	f := Figures(r.Service)
 	// 3 significant digits: exact below 1024 µs.
 	if f.P50 != 500 || f.P95 != 950 || f.P99 != 990 || f.P999 != 999 || f.Max != 1000 || f.Min != 1 || f.Count != 1000 {
 		t.Errorf("figures %+v", f)
 	}
-	r.Record(2 * time.Hour) // clamped, not lost
-	r.Record(0)             // at least 1 µs
+	s.Record(2 * time.Hour) // clamped, not lost
+	s.Record(0)             // at least 1 µs
+	s.Fold(r)
 	if r.Service.TotalCount() != 1002 || Figures(r.Service).Max < HighestMicros*999/1000 {
 		t.Errorf("out-of-range values: %+v", Figures(r.Service))
 	}
@@ -102,24 +112,24 @@ func TestStdDevMillis(t *testing.T) {
 }
 
 // BenchmarkRecord is the hot-path cost of one measurement (the
-// time.Now pair around a query plus the histogram update).
+// time.Now pair around a query plus recording it).
 func BenchmarkRecord(b *testing.B) {
-	r := NewRecorder(false)
+	var s Samples
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
 		t1 := time.Now()
-		r.Record(t1.Sub(t0) + 150*time.Microsecond)
+		s.Record(t1.Sub(t0) + 150*time.Microsecond)
 	}
 }
 
 func BenchmarkRecordValueOnly(b *testing.B) {
-	r := NewRecorder(false)
+	var s Samples
 	b.ReportAllocs()
 	i := time.Duration(0)
 	for b.Loop() {
 		i++
-		r.Record(i & 0xffff * time.Microsecond)
+		s.Record(i & 0xffff * time.Microsecond)
 	}
 }
 

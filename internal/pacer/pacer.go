@@ -1,5 +1,5 @@
 // Package pacer is goslap's open-loop schedule for --rate: a pure function
-// of elapsed time and query count, testable without clocks.
+// from a client and its query count to a due time, testable without clocks.
 //
 // The schedule is fixed from the run's start: query n of the whole run is
 // due at n/Rate seconds. With C clients, client c executes the global slots
@@ -24,26 +24,6 @@ type Pacer struct {
 func (p Pacer) Due(client int, k uint64) time.Duration {
 	slot := float64(k)*float64(p.Clients) + float64(client)
 	return time.Duration(math.Round(slot * float64(time.Second) / p.Rate))
-}
-
-// Pace is the schedule seen as a whole (vegeta's Pace): after hits queries
-// have been started and elapsed time has passed, it returns how long to
-// wait until the next one is due (0 when it is due or overdue).
-func (p Pacer) Pace(elapsed time.Duration, hits uint64) time.Duration {
-	due := time.Duration(math.Round(float64(hits) * float64(time.Second) / p.Rate))
-	if due <= elapsed {
-		return 0
-	}
-	return due - elapsed
-}
-
-// Expected is how many queries the schedule has made due after elapsed
-// (the first is due at 0).
-func (p Pacer) Expected(elapsed time.Duration) uint64 {
-	if elapsed < 0 {
-		return 0
-	}
-	return uint64(math.Floor(elapsed.Seconds()*p.Rate)) + 1
 }
 
 // Tolerance is the shortfall below which a rate counts as kept: an achieved

@@ -38,35 +38,8 @@ func TestDueFractionalRate(t *testing.T) {
 	}
 }
 
-func TestPace(t *testing.T) {
-	p := Pacer{Rate: 100, Clients: 1}
-	cases := []struct {
-		elapsed time.Duration
-		hits    uint64
-		want    time.Duration
-	}{
-		{0, 0, 0},
-		{0, 1, 10 * time.Millisecond},
-		{5 * time.Millisecond, 1, 5 * time.Millisecond},
-		{10 * time.Millisecond, 1, 0},
-		{time.Second, 50, 0}, // behind: no wait, catch up
-		{time.Second, 150, 500 * time.Millisecond},
-	}
-	for _, c := range cases {
-		if got := p.Pace(c.elapsed, c.hits); got != c.want {
-			t.Errorf("Pace(%v, %d) = %v, want %v", c.elapsed, c.hits, got, c.want)
-		}
-	}
-}
-
-func TestExpectedAndKept(t *testing.T) {
+func TestKept(t *testing.T) {
 	p := Pacer{Rate: 200, Clients: 2}
-	if got := p.Expected(time.Second); got != 201 {
-		t.Errorf("Expected(1s) = %d", got)
-	}
-	if got := p.Expected(-time.Second); got != 0 {
-		t.Errorf("Expected(-1s) = %d", got)
-	}
 	if !p.Kept(191) || p.Kept(189) {
 		t.Errorf("Kept threshold wrong")
 	}

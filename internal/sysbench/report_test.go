@@ -235,9 +235,11 @@ func TestPerSecond(t *testing.T) {
 // TestFromBenchmark checks the figures taken from a Benchmark.
 func TestFromBenchmark(t *testing.T) {
 	rec := latency.NewRecorder(false)
+	var s latency.Samples
 	for i := 1; i <= 100; i++ {
-		rec.Record(time.Duration(i) * time.Millisecond)
+		s.Record(time.Duration(i) * time.Millisecond)
 	}
+	s.Fold(rec)
 	rec.Error(1213, "Deadlock")
 	rec.Error(1213, "Deadlock")
 	rec.Reconnects = 1
