@@ -115,7 +115,7 @@ func BenchmarkStatement(b *testing.B) {
 		needsKey: []bool{true},
 	}
 	cr := &clientRun{lp: lp, conn: c, keys: keys, lat: &clientLatency{}, base: time.Now(),
-		rng: rand.New(rand.NewPCG(1, 2)), own: &clientOwn{}}
+		rng: rand.New(rand.NewPCG(1, 2)), own: &clientState{}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if !cr.statement(0, true) {

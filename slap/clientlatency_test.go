@@ -15,7 +15,7 @@ func TestClientLatencyFoldsExactly(t *testing.T) {
 	for _, paced := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		want := latency.NewRecorder(paced)
-		lp := &loadPhase{timing: loadTiming{paced: paced}, cs: make([]clientOwn, 3), lat: make([]clientLatency, 3)}
+		lp := &loadPhase{timing: loadTiming{paced: paced}, cs: make([]clientState, 3), lat: make([]clientLatency, 3)}
 		counts := []int{10, flushSamples*2 + 7, 0}
 		for i, n := range counts {
 			l := &lp.lat[i]

@@ -38,7 +38,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 	if err := o.FinishOwn(); err != nil {
 		return err
 	}
-	own, err := newOwnRun(o, p, runSeed(o))
+	random, err := newRunRandom(o, p, runSeed(o))
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 			err = ferr
 		}
 	}()
-	pr := &onlyPrinter{out: out, stdout: stdout, stderr: stderr, o: o, p: p, own: own}
+	pr := &onlyPrinter{out: out, stdout: stdout, stderr: stderr, o: o, p: p, random: random}
 
 	if o.Verbose >= 2 {
 		for _, line := range p.BuildLog {
@@ -93,9 +93,9 @@ type onlyPrinter struct {
 	stdout, stderr io.Writer
 	o              *Options
 	p              *sqlgen.Plan
-	// own renders --templates statements with the streams a real run with
-	// the same --seed uses (own_run.go).
-	own *ownRun
+	// random renders --templates statements with the streams a real run with
+	// the same --seed uses (random.go).
+	random *runRandom
 }
 
 func (pr *onlyPrinter) line(s string) {
@@ -110,7 +110,7 @@ func (pr *onlyPrinter) statement(s string) {
 
 func (pr *onlyPrinter) statements(list []sqlgen.Statement, tmpl []*templates.Template) {
 	for i, s := range list {
-		pr.statement(pr.own.mainText(tmpl, i, s.Text))
+		pr.statement(pr.random.mainText(tmpl, i, s.Text))
 	}
 }
 
@@ -119,7 +119,7 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 	p, o := pr.p, pr.o
 	limit := p.PerClientLimit(clients)
 	for range p.Iterations {
-		pr.own.nextLoad()
+		pr.random.nextLoad()
 		if p.OwnsSchema {
 			pr.statement("DROP SCHEMA IF EXISTS `" + p.Schema + "`")
 		}
@@ -135,7 +135,7 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 					break
 				}
 				if i >= 0 {
-					s.Text = pr.own.mainText(pr.own.create, i, s.Text)
+					s.Text = pr.random.mainText(pr.random.create, i, s.Text)
 				}
 				pr.statement(s.WithEngine(engine))
 			}
@@ -149,11 +149,11 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 		if err := pr.system("pre_system", o.PreSystem); err != nil {
 			return err
 		}
-		pr.statements(p.PreQuery, pr.own.pre)
+		pr.statements(p.PreQuery, pr.random.pre)
 		for c := range clients {
 			pr.client(clientLimit(o, limit, clients, c), c)
 		}
-		pr.statements(p.PostQuery, pr.own.post)
+		pr.statements(p.PostQuery, pr.random.post)
 		if err := pr.system("post_system", o.PostSystem); err != nil {
 			return err
 		}
@@ -169,8 +169,8 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 func (pr *onlyPrinter) client(limit uint64, id int) {
 	p := pr.p
 	var rnd *mrand.Rand
-	if pr.own.query != nil {
-		rnd = pr.own.clientRand(pr.own.loadSeq, id)
+	if pr.random.query != nil {
+		rnd = pr.random.clientRand(pr.random.loadSeq, id)
 	}
 	if pr.o.Verbose >= 3 {
 		pr.line("connected!")
@@ -196,8 +196,8 @@ func (pr *onlyPrinter) client(limit uint64, id int) {
 			}
 			if s.NeedsKey {
 				pr.statement(s.WithKey(sqlgen.FakeKey))
-			} else if rnd != nil && pr.own.query[i] != nil {
-				pr.statement(pr.own.query[i].Render(rnd))
+			} else if rnd != nil && pr.random.query[i] != nil {
+				pr.statement(pr.random.query[i].Render(rnd))
 			} else {
 				pr.statement(s.Text)
 			}

@@ -86,7 +86,7 @@ type Options struct {
 	TLSCipherSuites       string // --tls-ciphersuites
 	EnableCleartextPlugin bool   // --enable-cleartext-plugin
 
-	// goslap's own options (beyond mysqlslap), see options_own.go.
+	// goslap's own options (beyond mysqlslap), see options_load.go.
 	Own OwnOptions
 
 	// Positional words (at most two are allowed and ignored, as in mysqlslap).

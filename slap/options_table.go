@@ -196,7 +196,7 @@ func optionTable(st *parseState) []*optSpec {
 	for _, opt := range mysqlOnlyOptions(o) {
 		add(sectionMySQL, opt, nil)
 	}
-	for _, opt := range append(safetyOwnOptions(o), ownOptions(&o.Own)...) {
+	for _, opt := range append(safetyOptions(o), loadOptions(&o.Own)...) {
 		add(sectionGoslap, opt, nil)
 	}
 	return t

@@ -59,7 +59,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 		seed = out.Record.Seed
 		defer func() { out.Record.add(out.Target, server, results) }()
 	}
-	own, err := newOwnRun(o, p, seed)
+	own, err := newRunRandom(o, p, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,9 @@ type runner struct {
 	// main connection has autocommit off; opened when first needed.
 	ledger *mysqlconn.Conn
 
-	own *ownRun // goslap's own options (own_run.go)
+	// own is the run's seed, random streams and templates (random.go);
+	// worker.go reads it under this name.
+	own *runRandom
 }
 
 func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*runner, error) {
@@ -203,7 +205,7 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 		QueriesPerClient: limit,
 		IterationMillis:  make([]int64, 0, r.p.Iterations),
 	}
-	r.own.beginBenchmark()
+	totals := newBenchTotals(r.o)
 	for it := 0; it < r.p.Iterations; it++ {
 		if err := r.ctx.Err(); err != nil {
 			return res, err
@@ -243,7 +245,7 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 		}
 		res.IterationMillis = append(res.IterationMillis, ms)
 		res.IterationBounds = append(res.IterationBounds, measuredBounds(lp))
-		r.own.addIteration(lp.cs, lp.measured)
+		totals.add(lp.cs, lp.measured)
 		if err := r.mainList(r.p.PostQuery, r.own.post); err != nil {
 			return res, err
 		}
@@ -251,7 +253,7 @@ func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkRes
 			return res, err
 		}
 	}
-	r.own.finishBenchmark(&res, r.o, r.out.Stderr)
+	totals.finish(&res, r.o, r.out.Stderr)
 	return res, nil
 }
 

@@ -12,13 +12,13 @@ import (
 // mysqlslap prefix ambiguous; none starts with the first three letters of a
 // MySQL or MariaDB mysqlslap option ("san", "tar", "plo" are all free).
 //
-// Wiring (options_own.go): add the field
+// Wiring (options_load.go): add the field
 //
 //	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
 //
-// to OwnOptions and let ownOptions return
+// to OwnOptions and let loadOptions return
 //
-//	sandboxOwnOptions(&own.Sandbox)
+//	sandboxOptions(&own.Sandbox)
 //
 // (appended to any other own options).
 type SandboxOptions struct {
@@ -45,8 +45,8 @@ type SandboxOptions struct {
 // then calls RunTargets instead of RunWithSignals).
 func (s *SandboxOptions) Active() bool { return s.SandboxSet || len(s.Targets) > 0 }
 
-// sandboxOwnOptions returns the option rows for SandboxOptions.
-func sandboxOwnOptions(s *SandboxOptions) []*getopt.Option {
+// sandboxOptions returns the option rows for SandboxOptions.
+func sandboxOptions(s *SandboxOptions) []*getopt.Option {
 	return []*getopt.Option{
 		{Name: "sandbox", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &s.Sandbox,
 			Help: "Run the benchmark against a throw-away server started from the server binary named " +

@@ -9,23 +9,23 @@ import (
 	"github.com/goslap/goslap/internal/getopt"
 )
 
-// ownOptionNames are the names the issue asks for; TestOwnOptionNames keeps
+// loadOptionNames are the names the issue asks for; TestLoadOptionNames keeps
 // them in goslap's section, matched by full name only.
-var ownOptionNames = []string{"latency", "json", "show-progress", "run-time", "warmup-time", "rate",
+var loadOptionNames = []string{"latency", "json", "show-progress", "run-time", "warmup-time", "rate",
 	"ignore-errors", "exact-count", "templates", "seed"}
 
-// TestOwnOptionNames: goslap's options are in their own section, full-name
+// TestLoadOptionNames: goslap's options are in their own section, full-name
 // only, collide with no mysqlslap name (MySQL or MariaDB, also not as a
 // 3-or-more-character prefix that mysqlslap would resolve), and a mysqlslap
 // prefix of three or more characters never resolves to one of them.
-func TestOwnOptionNames(t *testing.T) {
+func TestLoadOptionNames(t *testing.T) {
 	st := &parseState{opts: newOptions(), env: &Env{}, strSet: map[string]bool{}}
 	table := optionTable(st)
 	bySection := map[string]*optSpec{}
 	for _, s := range table {
 		bySection[s.Name] = s
 	}
-	for _, name := range ownOptionNames {
+	for _, name := range loadOptionNames {
 		s, ok := bySection[name]
 		if !ok {
 			t.Errorf("--%s missing from the option table", name)
@@ -59,7 +59,7 @@ func TestOwnOptionNames(t *testing.T) {
 	}
 }
 
-func TestOwnOptionsParse(t *testing.T) {
+func TestLoadOptionsParse(t *testing.T) {
 	o, err, _ := parseForTest(t, nil, nil, "--latency", "--json=out.json", "--skip-show-progress",
 		"--run-time=1m30s", "--warmup-time=2.5", "--rate=1500.5", "--ignore-errors=1146, 2013",
 		"--number-of-queries=10", "--exact-count", "--templates", "--seed=42")
@@ -97,7 +97,7 @@ func TestOwnOptionsParse(t *testing.T) {
 	}
 }
 
-func TestOwnOptionsRejected(t *testing.T) {
+func TestLoadOptionsRejected(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
@@ -148,7 +148,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 // offSamples holds a valid value for every goslap option that takes one;
-// TestOwnValueOptionsSkipMeansOff fails for an option missing here, so a new
+// TestLoadValueOptionsSkipMeansOff fails for an option missing here, so a new
 // option gets its --skip- test.
 var offSamples = map[string]string{
 	"json": "out.json", "run-time": "30s", "warmup-time": "5s", "rate": "100", "ignore-errors": "1146",
@@ -156,10 +156,10 @@ var offSamples = map[string]string{
 	"target": "a:sandbox", "plot": "chart.svg",
 }
 
-// TestOwnValueOptionsSkipMeansOff: for goslap's own options, --skip-X and
+// TestLoadValueOptionsSkipMeansOff: for goslap's own options, --skip-X and
 // --disable-X switch the option off (as if never given), not "set to 0"
 // (a JSON file named 0, a sandbox binary called "0"); --skip-X=0 turns it on.
-func TestOwnValueOptionsSkipMeansOff(t *testing.T) {
+func TestLoadValueOptionsSkipMeansOff(t *testing.T) {
 	st := &parseState{opts: newOptions(), env: &Env{}, strSet: map[string]bool{}}
 	none, err, _ := parseForTest(t, nil, nil)
 	if err != nil {

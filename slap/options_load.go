@@ -13,9 +13,9 @@ import (
 // OwnOptions holds goslap's own options (beyond mysqlslap). They are long
 // names only, matched by their full name, listed in their own --help section
 // and must never collide with a MySQL or MariaDB mysqlslap option name
-// (TestPrefixesSurviveExtraOptions and TestOwnOptionNames check this).
+// (TestPrefixesSurviveExtraOptions and TestLoadOptionNames check this).
 //
-// To add one: add a field here and a row in ownOptions, e.g.
+// To add one: add a field here and a row in loadOptions, e.g.
 //
 //	Seed    uint64 // --seed
 //	{Name: "seed", Arg: getopt.RequiredArg, Var: getopt.VarUint64, Uint64: &own.Seed, Help: "..."}
@@ -69,8 +69,8 @@ type OwnOptions struct {
 	SeedSet bool
 }
 
-// ownOptions returns the option rows for goslap's own options, bound to own.
-func ownOptions(own *OwnOptions) []*getopt.Option {
+// loadOptions returns the option rows for goslap's own options, bound to own.
+func loadOptions(own *OwnOptions) []*getopt.Option {
 	own.ShowProgress = true
 	rows := []*getopt.Option{
 		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Latency,
@@ -137,7 +137,7 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 			},
 			Off: func() error { own.Seed, own.SeedSet = 0, false; return nil }},
 	}
-	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
+	return append(rows, sandboxOptions(&own.Sandbox)...)
 }
 
 // durationHook parses Go durations ("30s", "1m30s") and plain seconds

@@ -21,7 +21,7 @@ func BenchmarkLoadSelect1(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			o := &Options{LoadType: "mixed", Delimiter: "\n", Concurrency: "1", Iterations: 1, NumberCharCols: "1", NumberIntCols: "1",
 				CreateSchema: "goslap_bench", Socket: s.Socket, User: "root", SSL: true}
-			ownTable(o, "CREATE TABLE t (id INT)")
+			withTable(o, "CREATE TABLE t (id INT)")
 			o.Query, o.QuerySet = "SELECT 1", true
 			if tmpl {
 				o.Query = "SELECT {number:1,1000}"

@@ -17,19 +17,19 @@ import (
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
-// ownTable gives a run its own schema with one table t, so workers have a
+// withTable gives a run its own schema with one table t, so workers have a
 // database to connect to.
-func ownTable(o *Options, table string) {
+func withTable(o *Options, table string) {
 	o.Create, o.CreateSet = table, true
 }
 
 func within(got, want, frac float64) bool { return math.Abs(got-want) <= want*frac }
 
-func TestOwnRunTimeHonoured(t *testing.T) {
+func TestRunTimeHonoured(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT 1", true
 	o.Concurrency = "2"
 	o.Iterations = 2
@@ -53,14 +53,14 @@ func TestOwnRunTimeHonoured(t *testing.T) {
 	}
 }
 
-// TestOwnWarmupExcluded: warm-up queries run (rows exist) but are in no figure.
-func TestOwnWarmupExcluded(t *testing.T) {
+// TestWarmupExcluded: warm-up queries run (rows exist) but are in no figure.
+func TestWarmupExcluded(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	for _, timeBound := range []bool{true, false} {
 		o := slapOptions(t, s)
-		ownTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+		withTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
 		o.Query, o.QuerySet = "INSERT INTO t (v) VALUES (1)", true
 		o.NoDrop = true
 		dropAfter(t, db, o.CreateSchema)
@@ -88,11 +88,11 @@ func TestOwnWarmupExcluded(t *testing.T) {
 	}
 }
 
-func TestOwnRateHeld(t *testing.T) {
+func TestRateHeld(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT 1", true
 	o.Concurrency = "2"
 	o.Own.RunTime = 1500 * time.Millisecond
@@ -110,13 +110,13 @@ func TestOwnRateHeld(t *testing.T) {
 	}
 }
 
-// TestOwnRateStalled: a rate the server cannot serve is reported, and the
+// TestRateStalled: a rate the server cannot serve is reported, and the
 // time from the scheduled start shows the queueing the service time hides.
-func TestOwnRateStalled(t *testing.T) {
+func TestRateStalled(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT SLEEP(0.02)", true
 	o.Own.RunTime = time.Second
 	o.Own.Rate = 200 // one client can do ~50/s
@@ -130,12 +130,12 @@ func TestOwnRateStalled(t *testing.T) {
 	}
 }
 
-func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
+func TestIgnoreErrorsDroppedTable(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	o := slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT * FROM t", true
 	o.Concurrency = "2"
 	o.Own.RunTime = 1200 * time.Millisecond
@@ -155,7 +155,7 @@ func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
 
 	// Without the option the first error still ends the run.
 	o = slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT * FROM t", true
 	o.Own.RunTime = 1200 * time.Millisecond
 	go func() {
@@ -166,12 +166,12 @@ func TestOwnIgnoreErrorsDroppedTable(t *testing.T) {
 	wantExitError(t, r.err, 1, `Cannot run query SELECT \* FROM t ERROR : 1146 `)
 }
 
-func TestOwnIgnoreErrorsKilledConnection(t *testing.T) {
+func TestIgnoreErrorsKilledConnection(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	o := slapOptions(t, s)
-	ownTable(o, "CREATE TABLE t (id INT)")
+	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT SLEEP(0.01)", true
 	o.Concurrency = "2"
 	o.Own.RunTime = 1500 * time.Millisecond
@@ -219,13 +219,13 @@ func killWorkers(db *sql.DB, schema, stmt string, after time.Duration) int {
 	return 0
 }
 
-func TestOwnExactCount(t *testing.T) {
+func TestExactCount(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	for _, exact := range []bool{false, true} {
 		o := slapOptions(t, s)
-		ownTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)")
+		withTable(o, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY)")
 		o.Query, o.QuerySet = "INSERT INTO t VALUES ()", true
 		o.NoDrop = true
 		dropAfter(t, db, o.CreateSchema)
@@ -247,8 +247,8 @@ func TestOwnExactCount(t *testing.T) {
 	}
 }
 
-// TestOwnJSONFile checks the document's schema against a real run.
-func TestOwnJSONFile(t *testing.T) {
+// TestJSONFile checks the document's schema against a real run.
+func TestJSONFile(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "run.json")
@@ -317,10 +317,10 @@ func TestOwnJSONFile(t *testing.T) {
 
 func abs(d time.Duration) time.Duration { return max(d, -d) }
 
-// TestOwnJSONStdout: a bare --json is the only thing on stdout, also when
+// TestJSONStdout: a bare --json is the only thing on stdout, also when
 // it compares targets: one document holding every target (no Target:
 // lines, no table); --json=FILE holds every target too.
-func TestOwnJSONStdout(t *testing.T) {
+func TestJSONStdout(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	schema := "--create-schema=" + slapOptions(t, s).CreateSchema
@@ -372,13 +372,13 @@ func TestOwnJSONStdout(t *testing.T) {
 	}
 }
 
-func TestOwnTemplatesReproducible(t *testing.T) {
+func TestTemplatesReproducible(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	contents := func(seed uint64) []string {
 		o := slapOptions(t, s)
-		ownTable(o, "CREATE TABLE c (name VARCHAR(100), email VARCHAR(200), n INT, q VARCHAR(10))")
+		withTable(o, "CREATE TABLE c (name VARCHAR(100), email VARCHAR(200), n INT, q VARCHAR(10))")
 		o.Query, o.QuerySet = `INSERT INTO c VALUES ('{name}', '{email}', {number:1,1000}, '{regex:[a'\\]{6}}')`, true
 		o.NoDrop = true
 		o.NumberOfQueries = 20
@@ -417,15 +417,15 @@ func TestOwnTemplatesReproducible(t *testing.T) {
 	}
 }
 
-// TestOwnTemplatesOnlyPrint: --only-print shows the statements a real run
+// TestTemplatesOnlyPrint: --only-print shows the statements a real run
 // with the same --seed sends.
-func TestOwnTemplatesOnlyPrint(t *testing.T) {
+func TestTemplatesOnlyPrint(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
 	opts := func() *Options {
 		o := slapOptions(t, s)
-		ownTable(o, "CREATE TABLE c (u VARCHAR(40), n INT)")
+		withTable(o, "CREATE TABLE c (u VARCHAR(40), n INT)")
 		o.Query, o.QuerySet = "INSERT INTO c VALUES ('{uuid}', {number:1,9})", true
 		o.NumberOfQueries = 4
 		o.Concurrency = "2"
@@ -473,8 +473,8 @@ func TestOwnTemplatesOnlyPrint(t *testing.T) {
 	}
 }
 
-// TestOwnOrdersExample runs examples/orders-* briefly.
-func TestOwnOrdersExample(t *testing.T) {
+// TestOrdersExample runs examples/orders-* briefly.
+func TestOrdersExample(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	o := slapOptions(t, s)

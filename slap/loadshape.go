@@ -1,0 +1,48 @@
+package slap
+
+import (
+	"time"
+
+	"github.com/goslap/goslap/internal/pacer"
+)
+
+// clientLimit is client's share of the queries: --exact-count spreads the
+// remainder of --number-of-queries over the first clients.
+func clientLimit(o *Options, limit uint64, clients, client int) uint64 {
+	if !o.Own.ExactCount || o.NumberOfQueries == 0 {
+		return limit
+	}
+	n, c := o.NumberOfQueries, uint64(clients)
+	l := n / c
+	if uint64(client) < n%c {
+		l++
+	}
+	return l
+}
+
+// timeBound reports whether clients run until --run-time rather than
+// until a per-client limit: with --run-time and no explicit count.
+func timeBound(o *Options) bool {
+	return o.Own.RunTime > 0 && o.NumberOfQueries == 0 && o.ExecuteNumber == 0
+}
+
+// loadTiming is the shape of one load phase in time: all offsets are from
+// the moment the clients are released.
+type loadTiming struct {
+	warmup   time.Duration // measured queries start after this
+	deadline time.Duration // clients stop starting queries after this; 0 = none
+	paced    bool
+	pacer    pacer.Pacer
+}
+
+func newLoadTiming(o *Options, clients int) loadTiming {
+	t := loadTiming{warmup: o.Own.WarmupTime}
+	if o.Own.RunTime > 0 {
+		t.deadline = o.Own.WarmupTime + o.Own.RunTime
+	}
+	if o.Own.Rate > 0 {
+		t.paced = true
+		t.pacer = pacer.Pacer{Rate: o.Own.Rate, Clients: clients}
+	}
+	return t
+}
