@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/jsondoc"
@@ -251,7 +252,8 @@ func optionValues(o *Options) map[string]any {
 	inOptions := fieldAddresses(reflect.ValueOf(&c).Elem())
 	out := map[string]any{}
 	for _, spec := range table {
-		name := spec.Name
+		// As --help spells it: default-auth, not the table's default_auth.
+		name := getopt.HelpName(spec.Name)
 		if unrecordedOptions[name] {
 			continue
 		}

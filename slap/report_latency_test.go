@@ -154,13 +154,14 @@ func TestJSONOptionsCoverTheTable(t *testing.T) {
 	st := &parseState{opts: newOptions(), strSet: map[string]bool{}}
 	refused := 0
 	for _, spec := range optionTable(st) {
-		_, in := got[spec.Name]
+		name := getopt.HelpName(spec.Name)
+		_, in := got[name]
 		switch {
-		case unrecordedOptions[spec.Name] && in:
-			t.Errorf("--%s is in the document but listed as unrecorded", spec.Name)
-		case unrecordedOptions[spec.Name]:
+		case unrecordedOptions[name] && in:
+			t.Errorf("--%s is in the document but listed as unrecorded", name)
+		case unrecordedOptions[name]:
 		case !in && spec.Var == getopt.VarNone:
-			t.Errorf("--%s has no variable and no optionValue entry: it is missing from the document", spec.Name)
+			t.Errorf("--%s has no variable and no optionValue entry: it is missing from the document", name)
 		case !in:
 			refused++ // bound to scratch: goslap refuses it whenever given
 		}
@@ -169,9 +170,12 @@ func TestJSONOptionsCoverTheTable(t *testing.T) {
 		t.Errorf("%d options left out as refused", refused)
 	}
 	for name := range got {
-		if _, ok := optionValue[name]; !ok && strings.ToLower(name) != name {
-			t.Errorf("option key %q is not an option name", name)
+		if strings.ToLower(name) != name || strings.Contains(name, "_") {
+			t.Errorf("option key %q is not an option name as --help spells it", name)
 		}
+	}
+	if _, ok := got["default-auth"]; !ok {
+		t.Error("default_auth is not keyed default-auth")
 	}
 	if got["port"] != o.Port || got["create-schema"] != o.CreateSchema || got["show-progress"] != true {
 		t.Errorf("port %v create-schema %v show-progress %v", got["port"], got["create-schema"], got["show-progress"])
