@@ -28,8 +28,9 @@ type OwnOptions struct {
 	// Latency (--latency) adds per-query latency, throughput and error
 	// lines under each Benchmark block and columns after the CSV line.
 	Latency bool
-	// JSON (--json[=FILE]) writes one JSON document per run to FILE, or to
-	// stdout (implying --silent) for a bare --json or --json=-.
+	// JSON (--json[=FILE]) writes one JSON document per invocation (every
+	// target) to FILE, or to stdout (implying --silent for the whole
+	// invocation) for a bare --json or --json=-.
 	JSON    string
 	JSONSet bool
 	// ShowProgress (--show-progress, on by default; --skip-show-progress)
@@ -78,7 +79,7 @@ func loadOptions(own *OwnOptions) []*getopt.Option {
 				"executed queries, errors and the iteration time deviation under each Benchmark block, " +
 				"and as extra columns after the seven CSV columns."},
 		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &own.JSON,
-			Help: "Write the run as one JSON document (options, server, per-benchmark figures and " +
+			Help: "Write the whole invocation as one JSON document (options, and every target's server, per-benchmark figures and " +
 				"latency histograms) to the file named; to stdout (implying --silent) when no name or '-' is given.",
 			Hook: func(s getopt.Setting) error {
 				if s.HasValue && s.Value == "" {
