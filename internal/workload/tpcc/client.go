@@ -199,29 +199,35 @@ func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	}
 	op := c.l.deck.deal(&c.hand)
 	c.draw(op)
+	err := c.attempt(op)
+	if err == errRolledBack {
+		c.tally.Rollbacks++
+		err = nil
+	}
+	return workload.Step{Op: op}, err
+}
+
+// attempt runs transaction op with the drawn input until it succeeds, is
+// rolled back on purpose, fails for good or breaks the connection.
+func (c *client) attempt(op int) error {
 	for attempt := 0; ; attempt++ {
 		err := c.run(op)
-		if err == nil {
-			return workload.Step{Op: op}, nil
-		}
-		if err == errRolledBack {
-			c.tally.Rollbacks++
-			return workload.Step{Op: op}, nil
+		if err == nil || err == errRolledBack {
+			return err
 		}
 		var me *mysql.MySQLError
 		var de *dataError
 		isSQL := errors.As(err, &me)
 		if !isSQL && !errors.As(err, &de) {
 			// The connection broke: the engine reconnects or stops.
-			return workload.Step{Op: op}, err
+			return err
 		}
-		c.tally.Other++
-		if rerr := c.ex.rollback(); rerr != nil {
-			return workload.Step{Op: op}, rerr
+		if rerr := c.rollback(); rerr != nil {
+			return rerr
 		}
 		if !isSQL || attempt == MaxRetry {
 			c.counts.Failures[op]++
-			return workload.Step{Op: op}, err
+			return err
 		}
 		c.tally.Retries++
 		c.counts.Retries[op]++

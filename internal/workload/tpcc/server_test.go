@@ -245,7 +245,7 @@ func TestPrepareRunCheck(t *testing.T) {
 	})
 	t.Run("corrupted rows fail their condition", func(t *testing.T) {
 		for _, c := range []struct {
-			cond       int
+			cond        int
 			break_, fix string
 		}{
 			{1, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1", "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 1"},
