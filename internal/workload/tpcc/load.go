@@ -2,8 +2,10 @@ package tpcc
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,7 +100,7 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
-	now := "'" + start.UTC().Format("2006-01-02 15:04:05") + "'"
+	now := start.UTC().Format("2006-01-02 15:04:05")
 	consts := newConstants(w.common.Seed)
 	var rows, bytes atomic.Int64
 	queue := make(chan loadTask)
@@ -178,26 +180,54 @@ feed:
 // loader is one load connection.
 type loader struct {
 	conn        *mysqlconn.Conn
-	now         string // the load's timestamp literal, quoted
+	now         string // the load's timestamp
+	singleRow   bool   // tpcc_load's one-row prepared INSERTs (the baseline)
 	c           constants
 	seed        uint64
 	rows, bytes *atomic.Int64
 }
 
-// batch accumulates one table's rows into multi-row INSERTs.
+// batch accumulates one table's rows into multi-row INSERTs. With a
+// prepared statement (single) it sends each row alone through it instead:
+// tpcc_load's method, kept only as the baseline the load is measured
+// against (BENCHMARKS.md).
 type batch struct {
 	l    *loader
 	head string
 	buf  []byte
 	n    int
+
+	single  *mysqlconn.Stmt
+	args    []driver.NamedValue
+	scratch []byte
 }
 
-func (l *loader) batch(table string) *batch {
-	return &batch{l: l, head: "INSERT INTO " + table + " VALUES ", buf: make([]byte, 0, batchBytes+64<<10)}
+// columns is the number of columns of each table, for the single-row
+// statement's placeholders.
+var columns = map[string]int{"warehouse": 9, "district": 11, "customer": 21, "history": 8, "new_orders": 3,
+	"orders": 8, "order_line": 10, "item": 5, "stock": 17}
+
+func (l *loader) batch(table string) (*batch, error) {
+	b := &batch{l: l, head: "INSERT INTO " + table + " VALUES "}
+	if !l.singleRow {
+		b.buf = make([]byte, 0, batchBytes+64<<10)
+		return b, nil
+	}
+	q := b.head + "(?" + strings.Repeat(", ?", columns[table]-1) + ")"
+	st, err := l.conn.Prepare(q)
+	if err != nil {
+		return nil, fmt.Errorf("load: %s: %w", q, err)
+	}
+	b.single = st
+	return b, nil
 }
 
 // row starts a row; the caller appends its fields, each followed by ','.
 func (b *batch) row() {
+	if b.single != nil {
+		b.args = b.args[:0]
+		return
+	}
 	if b.n == 0 {
 		b.buf = append(b.buf[:0], b.head...)
 	} else {
@@ -208,6 +238,13 @@ func (b *batch) row() {
 
 // end closes the row (its last ',' becomes ')') and sends the batch when full.
 func (b *batch) end() error {
+	if b.single != nil {
+		if err := b.single.Exec(b.args); err != nil {
+			return fmt.Errorf("load: %s: %w", b.head[:len(b.head)-8], err)
+		}
+		b.n++
+		return nil
+	}
 	b.buf[len(b.buf)-1] = ')'
 	b.n++
 	if len(b.buf) >= batchBytes {
@@ -216,8 +253,18 @@ func (b *batch) end() error {
 	return nil
 }
 
+// flush sends the pending rows (single-row: commits them, as tpcc_load
+// commits per part).
 func (b *batch) flush() error {
 	if b.n == 0 {
+		return nil
+	}
+	if b.single != nil {
+		if err := b.l.conn.Exec("COMMIT"); err != nil {
+			return err
+		}
+		b.l.rows.Add(int64(b.n))
+		b.n = 0
 		return nil
 	}
 	if err := b.l.conn.Exec(string(b.buf)); err != nil {
@@ -229,28 +276,69 @@ func (b *batch) flush() error {
 	return nil
 }
 
+func (b *batch) close() {
+	if b.single != nil {
+		_ = b.single.Close()
+	}
+}
+
+func (b *batch) arg(v any) {
+	b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
+}
+
+// text adds a field from f's output: quoted in a multi-row INSERT, a
+// string argument for the single-row statement.
+func (b *batch) text(f func([]byte) []byte) {
+	if b.single != nil {
+		b.scratch = f(b.scratch[:0])
+		b.arg(string(b.scratch))
+		return
+	}
+	b.buf = append(b.buf, '\'')
+	b.buf = f(b.buf)
+	b.buf = append(b.buf, '\'', ',')
+}
+
 func (b *batch) int(v int) {
+	if b.single != nil {
+		b.arg(int64(v))
+		return
+	}
 	b.buf = strconv.AppendInt(b.buf, int64(v), 10)
 	b.buf = append(b.buf, ',')
 }
-func (b *batch) lit(s string) { b.buf = append(b.buf, s...); b.buf = append(b.buf, ',') }
-func (b *batch) null()        { b.buf = append(b.buf, "NULL,"...) }
-func (b *batch) cents(v int)  { b.buf = appendCents(b.buf, int64(v)); b.buf = append(b.buf, ',') }
+
+// lit adds a constant string field (without quotes).
+func (b *batch) lit(s string) {
+	b.text(func(d []byte) []byte { return append(d, s...) })
+}
+
+func (b *batch) null() {
+	if b.single != nil {
+		b.arg(nil)
+		return
+	}
+	b.buf = append(b.buf, "NULL,"...)
+}
+
+func (b *batch) cents(v int) {
+	if b.single != nil {
+		b.arg(string(appendCents(b.scratch[:0], int64(v))))
+		return
+	}
+	b.buf = appendCents(b.buf, int64(v))
+	b.buf = append(b.buf, ',')
+}
+
 func (b *batch) astr(g rng, lo, hi int) {
-	b.buf = append(b.buf, '\'')
-	b.buf = g.appendAString(b.buf, lo, hi)
-	b.buf = append(b.buf, '\'', ',')
+	b.text(func(d []byte) []byte { return g.appendAString(d, lo, hi) })
 }
+
 func (b *batch) nstr(g rng, n int) {
-	b.buf = append(b.buf, '\'')
-	b.buf = g.appendNString(b.buf, n)
-	b.buf = append(b.buf, '\'', ',')
+	b.text(func(d []byte) []byte { return g.appendNString(d, n) })
 }
-func (b *batch) data(g rng) {
-	b.buf = append(b.buf, '\'')
-	b.buf = g.appendData(b.buf)
-	b.buf = append(b.buf, '\'', ',')
-}
+
+func (b *batch) data(g rng) { b.text(g.appendData) }
 
 // address appends street_1, street_2, city, state, zip (zip: 9 random
 // digits, tpcc-mysql's rule; the TPC-C specification has 4 + "11111").
@@ -258,7 +346,7 @@ func (b *batch) address(g rng) {
 	b.astr(g, 10, 20)
 	b.astr(g, 10, 20)
 	b.astr(g, 10, 20)
-	b.buf = append(b.buf, '\'', byte('A'+g.num(0, 25)), byte('A'+g.num(0, 25)), '\'', ',')
+	b.text(func(d []byte) []byte { return append(d, byte('A'+g.num(0, 25)), byte('A'+g.num(0, 25))) })
 	b.nstr(g, 9)
 }
 
@@ -290,7 +378,11 @@ func (l *loader) run(t loadTask) error {
 }
 
 func (l *loader) items(g rng, t loadTask) error {
-	b := l.batch("item")
+	b, err := l.batch("item")
+	if err != nil {
+		return err
+	}
+	defer b.close()
 	for id := t.lo; id <= t.hi; id++ {
 		b.row()
 		b.int(id)
@@ -306,7 +398,11 @@ func (l *loader) items(g rng, t loadTask) error {
 }
 
 func (l *loader) warehouse(g rng, t loadTask) error {
-	b := l.batch("warehouse")
+	b, err := l.batch("warehouse")
+	if err != nil {
+		return err
+	}
+	defer b.close()
 	b.row()
 	b.int(t.w)
 	b.astr(g, 6, 10)
@@ -319,7 +415,12 @@ func (l *loader) warehouse(g rng, t loadTask) error {
 	if err := b.flush(); err != nil {
 		return err
 	}
-	b = l.batch("district")
+	db, err := l.batch("district")
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	b = db
 	for d := 1; d <= distPerWH; d++ {
 		b.row()
 		b.int(d)
@@ -337,7 +438,11 @@ func (l *loader) warehouse(g rng, t loadTask) error {
 }
 
 func (l *loader) stock(g rng, t loadTask) error {
-	b := l.batch("stock")
+	b, err := l.batch("stock")
+	if err != nil {
+		return err
+	}
+	defer b.close()
 	for id := t.lo; id <= t.hi; id++ {
 		b.row()
 		b.int(id)
@@ -358,29 +463,36 @@ func (l *loader) stock(g rng, t loadTask) error {
 }
 
 func (l *loader) customers(g rng, t loadTask) error {
-	cb, hb := l.batch("customer"), l.batch("history")
+	cb, err := l.batch("customer")
+	if err != nil {
+		return err
+	}
+	defer cb.close()
+	hb, err := l.batch("history")
+	if err != nil {
+		return err
+	}
+	defer hb.close()
 	for id := 1; id <= custPerDist; id++ {
 		cb.row()
 		cb.int(id)
 		cb.int(t.d)
 		cb.int(t.w)
 		cb.astr(g, 8, 16)
-		cb.lit("'OE'")
+		cb.lit("OE")
 		n := id - 1
 		if id > 1000 {
 			n = g.nurand(255, 0, 999, l.c.last)
 		}
-		cb.buf = append(cb.buf, '\'')
-		cb.buf = appendLastName(cb.buf, n)
-		cb.buf = append(cb.buf, '\'', ',')
+		cb.text(func(d []byte) []byte { return appendLastName(d, n) })
 		cb.address(g)
 		cb.nstr(g, 16)
 		cb.lit(l.now)
 		// 50 % bad credit: tpcc-mysql's RandomNumber(0,1); TPC-C has 10 %.
 		if g.num(0, 1) == 0 {
-			cb.lit("'BC'")
+			cb.lit("BC")
 		} else {
-			cb.lit("'GC'")
+			cb.lit("GC")
 		}
 		cb.int(50000)
 		cb.cents(g.num(0, 50))
@@ -417,7 +529,16 @@ func (l *loader) orders(g rng, t loadTask) error {
 		perm[i] = i + 1
 	}
 	g.r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	ob, lb, nb := l.batch("orders"), l.batch("order_line"), l.batch("new_orders")
+	var bs [3]*batch
+	for i, t := range []string{"orders", "order_line", "new_orders"} {
+		b, err := l.batch(t)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		bs[i] = b
+	}
+	ob, lb, nb := bs[0], bs[1], bs[2]
 	for id := 1; id <= ordPerDist; id++ {
 		delivered := id < firstNewOrder
 		cnt := g.num(5, 15)
