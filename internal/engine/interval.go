@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// snapshot is what one client did since the reporter last looked. The
+// client takes the lock once per measured unit; only the reporter ever
+// contends for it, once per interval, so it costs an uncontended
+// lock/unlock (a few ns against a unit's round trip of tens of µs). A
+// pair of atomics would not do: the interval's latencies are a buffer,
+// swapped for an empty one (double buffering) under the lock.
+type snapshot struct {
+	mu         sync.Mutex
+	events     uint64
+	errors     uint64
+	reconnects uint64
+	tally      workload.Tally // the client's running tally at its last unit
+	micros     []uint32       // service times since the last snapshot
+}
+
+func (s *snapshot) unit(d time.Duration, t workload.Tally) {
+	s.mu.Lock()
+	s.events++
+	s.tally = t
+	s.micros = append(s.micros, uint32(latency.Micros(d)))
+	s.mu.Unlock()
+}
+
+func (s *snapshot) error() {
+	s.mu.Lock()
+	s.errors++
+	s.mu.Unlock()
+}
+
+func (s *snapshot) reconnect() {
+	s.mu.Lock()
+	s.reconnects++
+	s.mu.Unlock()
+}
+
+// reporter takes a snapshot of every client each ReportInterval of the
+// measured load and hands it to Plan.OnInterval.
+type reporter struct {
+	r         *run
+	quit      chan struct{}
+	done      chan struct{}
+	intervals []results.Interval
+
+	spare []([]uint32)     // per client: the buffer to swap in next
+	tally []workload.Tally // per client: tally at the previous snapshot
+	hist  *hdrhistogram.Histogram
+}
+
+func startReporter(r *run) *reporter {
+	rep := &reporter{
+		r:     r,
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+		spare: make([][]uint32, len(r.clients)),
+		tally: make([]workload.Tally, len(r.clients)),
+		hist:  latency.NewHistogram(),
+	}
+	go rep.loop()
+	return rep
+}
+
+// stop ends the reporter and waits for it; a nil reporter is a no-op. No
+// partial last interval is reported.
+func (rep *reporter) stop() {
+	if rep == nil {
+		return
+	}
+	close(rep.quit)
+	<-rep.done
+}
+
+func (rep *reporter) loop() {
+	defer close(rep.done)
+	r := rep.r
+	every := r.p.ReportInterval
+	// Ticks fall at measureFrom + n×every, from the monotonic clock, so
+	// late wake-ups do not drift the intervals.
+	timer := time.NewTimer(time.Until(r.measureFrom.Add(every)))
+	defer timer.Stop()
+	prev := r.measureFrom
+	for n := 1; ; n++ {
+		select {
+		case <-rep.quit:
+			return
+		case <-timer.C:
+		}
+		now := time.Now()
+		iv := rep.take(now.Sub(r.measureFrom), now.Sub(prev))
+		prev = now
+		rep.intervals = append(rep.intervals, iv)
+		if r.p.OnInterval != nil {
+			r.p.OnInterval(iv)
+		}
+		timer.Reset(time.Until(r.measureFrom.Add(time.Duration(n+1) * every)))
+	}
+}
+
+// take collects and resets every client's snapshot.
+func (rep *reporter) take(at, length time.Duration) results.Interval {
+	iv := results.Interval{At: at, Length: length, Clients: int(rep.r.running.Load())}
+	rep.hist.Reset()
+	for i := range rep.r.clients {
+		s := &rep.r.clients[i].iv
+		s.mu.Lock()
+		buf := s.micros
+		s.micros = rep.spare[i][:0]
+		events, errs, reconn, tally := s.events, s.errors, s.reconnects, s.tally
+		s.events, s.errors, s.reconnects = 0, 0, 0
+		s.mu.Unlock()
+		rep.spare[i] = buf
+
+		for _, us := range buf {
+			_ = rep.hist.RecordValue(int64(us))
+		}
+		iv.Events += events
+		iv.Errors += errs
+		iv.Reconnects += reconn
+		if events > 0 {
+			prev := rep.tally[i]
+			iv.Tally.Add(workload.Tally{
+				Reads:     tally.Reads - prev.Reads,
+				Writes:    tally.Writes - prev.Writes,
+				Other:     tally.Other - prev.Other,
+				Retries:   errs,
+				Rollbacks: tally.Rollbacks - prev.Rollbacks,
+			})
+			rep.tally[i] = tally
+		}
+	}
+	iv.Latency = latency.Figures(rep.hist)
+	return iv
+}
