@@ -1,12 +1,18 @@
-// Command goslap is a drop-in, flag-compatible replacement for mysqlslap.
+// Command goslap is a drop-in, flag-compatible replacement for mysqlslap;
+// `goslap sysbench …` takes sysbench command lines (package sysbench).
 package main
 
 import (
 	"os"
 
+	"github.com/goslap/goslap/internal/sysbench"
 	"github.com/goslap/goslap/slap"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "sysbench" {
+		sysbench.Version = slap.Version
+		os.Exit(sysbench.Main(os.Args[2:], sysbench.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
+	}
 	os.Exit(slap.Main(os.Args))
 }

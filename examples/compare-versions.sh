@@ -1,43 +1,111 @@
 #!/usr/bin/env bash
-# MySQL or MariaDB, 5.7 or 8.0? Starts a throw-away sandbox from each server
-# binary given (one after another), runs the same InnoDB benchmark at 8, 32
-# and 128 clients against each and compares them; the first binary is the
-# baseline of the ratios. A binary is a path, a name on PATH, or the
-# directory of an unpacked MySQL/MariaDB tarball (bin/mysqld is found in it).
-# MariaDB is initialised with mariadb-install-db, MySQL 5.7+ with
-# --initialize-insecure.
+# Is the other release faster or slower than the one we run? Starts a
+# throw-away sandbox from each server given (one after another), runs the same
+# InnoDB benchmark on each, and prints each target's mysqlslap report, the
+# side-by-side table (ratios against the first) and the chart's path.
 #
-# Usage: examples/compare-versions.sh BINARY_OR_DIR [BINARY_OR_DIR...]
-#   e.g. examples/compare-versions.sh /usr/sbin/mariadbd ~/mysql-8.0.40-linux-glibc2.28-x86_64
-# Environment: GOSLAP, QUERIES (default 20000), CHART (default versions.svg).
+# Usage: examples/compare-versions.sh [SERVER...]
+#   SERVER is a mariadbd/mysqld path, a name on PATH, a directory holding one
+#   (an install prefix, an unpacked MySQL/MariaDB tarball, a package extracted
+#   with dpkg-deb -x, a build directory), or deb:VERSION: that version of the
+#   Debian package mariadb-server-core, downloaded with apt-get download and
+#   extracted (never installed) into $GOSLAP_CACHE (default ~/.cache/goslap).
+#   Without SERVER: the installed mariadbd against the other version
+#   `apt-cache policy mariadb-server-core` lists (e.g. 10.11.19 from
+#   bookworm-security against 10.11.18 from bookworm).
 #
-# Expected output shape: per target "Target: LABEL" and three Benchmark
-# blocks, then the table
+#   examples/compare-versions.sh
+#   examples/compare-versions.sh /usr/sbin/mariadbd deb:1:10.11.18-0+deb12u1
+#   examples/compare-versions.sh /usr/sbin/mariadbd ~/mysql-8.0.40-linux-glibc2.28-x86_64
+#   examples/compare-versions.sh /usr/sbin/mariadbd ~/src/mariadb/build
 #
-#   Comparison: 2 targets; seconds = average per iteration, q/s = queries per second, ratio = q/s against mariadbd
-#     mariadbd:                          sandbox: mariadbd 10.11.x-MariaDB
-#     mysql-8.0.40-linux-glibc2.28-x86_64: sandbox: mysqld 8.0.40
-#
-#   engine  clients  seconds  q/s  seconds  q/s  ratio
-#   innodb  8 / 32 / 128 ...
-#
-# and CHART with one line per binary.
+# Environment: GOSLAP (a goslap binary; default: built from this checkout),
+# QUERIES (per run, default 10000), CONCURRENCY (default 8,32), ITERATIONS
+# (default 3), CHART (default versions.svg), VERBOSE=1 (goslap -v: which
+# system-table SQL, messages and plugins each sandbox uses).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 BINARY_OR_DIR [BINARY_OR_DIR...]" >&2; exit 2; }
+export PATH="$PATH:/usr/sbin:/sbin:/usr/local/go/bin"
 here="$(cd "$(dirname "$0")/.." && pwd)"
-goslap="${GOSLAP:-}"
-if [ -z "$goslap" ]; then
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$here" && go build -o "$tmp/goslap" .)
-  goslap="$tmp/goslap"
+pkg=mariadb-server-core
+cache="${GOSLAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/goslap}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# fetch VERSION: prints the directory the package version is extracted in.
+fetch() {
+  local version="$1" root
+  root="$cache/${pkg}_${version//:/_}"
+  if [ ! -x "$root/usr/sbin/mariadbd" ]; then
+    mkdir -p "$cache"
+    local work
+    work="$(mktemp -d "$cache/download-XXXXXX")"
+    echo "downloading $pkg=$version into $cache ..." >&2
+    # apt-get download writes into the current directory.
+    if ! (cd "$work" && apt-get download -q "$pkg=$version" >&2); then
+      rm -rf "$work"
+      echo "$0: cannot download $pkg=$version (apt-get update may be needed; versions: apt-cache policy $pkg)" >&2
+      exit 1
+    fi
+    dpkg-deb -x "$work"/*.deb "$work/root"
+    mv "$work/root" "$root"
+    rm -rf "$work"
+  fi
+  echo "$root"
+}
+
+# other_version: the first version apt-cache lists besides the installed one.
+other_version() {
+  apt-cache policy "$pkg" | awk '
+    $1 == "Installed:" { installed = $2 }
+    /^ +(\*\*\* )?[^ ]+ [0-9]+$/ { v = ($1 == "***") ? $2 : $1; if (v != installed && other == "") other = v }
+    END { if (other == "") exit 1; print other }'
+}
+
+# label SERVER: the server's version number (10.11.18, 8.0.40), else its name.
+label() {
+  local b="$1" bin="" d n
+  if [ -d "$b" ]; then
+    for d in bin sbin usr/sbin usr/bin sql .; do
+      for n in mariadbd mysqld; do
+        if [ -z "$bin" ] && [ -x "$b/$d/$n" ] && [ -f "$b/$d/$n" ]; then bin="$b/$d/$n"; fi
+      done
+    done
+  else
+    bin="$(command -v "$b" || echo "$b")"
+  fi
+  local v=""
+  [ -n "$bin" ] && v="$("$bin" --no-defaults --version 2>/dev/null | sed -n 's/.* Ver \([0-9][0-9.]*\).*/\1/p')"
+  echo "${v:-$(basename "$b")}"
+}
+
+servers=("$@")
+if [ ${#servers[@]} -eq 0 ]; then
+  other="$(other_version)" || { echo "$0: apt-cache policy $pkg lists no version besides the installed one (try apt-get update), or name the servers to compare" >&2; exit 1; }
+  servers=(mariadbd "deb:$other")
 fi
 targets=()
-for b in "$@"; do
-  targets+=(--target="$(basename "$b"):sandbox:$b")
+labels=()
+for s in "${servers[@]}"; do
+  case "$s" in deb:*) s="$(fetch "${s#deb:}")" ;; esac
+  l="$(label "$s")"
+  for seen in "${labels[@]+"${labels[@]}"}"; do
+    [ "$seen" = "$l" ] && l="$l-${#labels[@]}"
+  done
+  labels+=("$l")
+  targets+=(--target="$l:sandbox:$s")
 done
 
-"$goslap" --no-defaults \
+goslap="${GOSLAP:-}"
+if [ -z "$goslap" ]; then
+  (cd "$here" && CGO_ENABLED=0 go build -o "$tmp/goslap" .)
+  goslap="$tmp/goslap"
+fi
+chart="${CHART:-versions.svg}"
+verbose=()
+[ "${VERBOSE:-}" = 1 ] && verbose=(-v)
+"$goslap" --no-defaults "${verbose[@]+"${verbose[@]}"}" \
   --auto-generate-sql --engine=innodb \
-  --concurrency=8,32,128 --iterations=3 --number-of-queries="${QUERIES:-20000}" \
-  "${targets[@]}" --plot="${CHART:-versions.svg}"
+  --concurrency="${CONCURRENCY:-8,32}" --iterations="${ITERATIONS:-3}" --number-of-queries="${QUERIES:-10000}" \
+  "${targets[@]}" --plot="$chart"
+echo
+echo "chart: $chart"

@@ -42,6 +42,10 @@ func DriverConfig(o *Options, database string) (*mysql.Config, error) {
 	// and literal: measurably more server CPU per query than mysqlslap
 	// causes (read load: +10% wall time). Set in the handshake, no SET NAMES.
 	c.Collation = "latin1_swedish_ci"
+	// libmariadb's client limit (1 GiB): a statement over the server's
+	// max_allowed_packet is sent and the server's own error reported, not
+	// refused by the driver's smaller default with a wording of its own.
+	c.MaxAllowedPacket = 1 << 30
 	c.Logger = &mysql.NopLogger{} // errors are reported by goslap, not logged by the driver
 	c.ConnectionAttributes = "program_name:" + ProgName
 

@@ -90,8 +90,9 @@ func printOptionList(b *strings.Builder, opts []*optSpec) {
 		} else {
 			b.WriteString("  ")
 		}
-		b.WriteString("--" + o.Name)
-		col += 2 + len(o.Name)
+		name := getopt.HelpName(o.Name)
+		b.WriteString("--" + name)
+		col += 2 + len(name)
 		marker := argMarker(o)
 		b.WriteString(marker + " ")
 		col += len(marker) + 1
@@ -113,7 +114,7 @@ func printOptionList(b *strings.Builder, opts []*optSpec) {
 		}
 		b.WriteString(comment + "\n")
 		if o.Var == getopt.VarBool && o.Bool != nil && t.defaultTrue() {
-			fmt.Fprintf(b, "%*s(Defaults to on; use --skip-%s to disable.)\n", helpNameSpace, "", o.Name)
+			fmt.Fprintf(b, "%*s(Defaults to on; use --skip-%s to disable.)\n", helpNameSpace, "", name)
 		}
 	}
 }
@@ -157,7 +158,7 @@ func printVariables(b *strings.Builder, opts []*optSpec) {
 	b.WriteByte('\n')
 	for _, t := range opts {
 		if t.Variable != nil {
-			fmt.Fprintf(b, "%-*s%s\n", width, t.Name, t.Variable())
+			fmt.Fprintf(b, "%-*s%s\n", width, getopt.HelpName(t.Name), t.Variable())
 		}
 	}
 }

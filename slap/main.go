@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -25,6 +26,9 @@ func run(args []string, env Env) int {
 	}
 	sandbox := &o.Own.Sandbox
 	if err := sandbox.CheckSandbox(o); err != nil {
+		return report(env.Stderr, err)
+	}
+	if err := o.CheckOutputFiles(); err != nil {
 		return report(env.Stderr, err)
 	}
 	// mysqlslap opens the CSV file before it builds any statement (spec 3.1),
@@ -71,9 +75,24 @@ func run(args []string, env Env) int {
 		}
 	}
 	if err != nil {
-		return report(env.Stderr, err)
+		return report(env.Stderr, withSchemaHint(o, err))
 	}
 	return finish(o, env, 0)
+}
+
+// withSchemaHint adds a line to a connection error 1049 (unknown database)
+// for the schema goslap connects to when the run creates nothing (no -a, no
+// --create): mysqlslap then never creates --create-schema, so a
+// --query='call shop.sp(1)' alone fails for the default schema mysqlslap,
+// and users read the error as a goslap bug.
+func withSchemaHint(o *Options, err error) error {
+	var ee *ExitError
+	if o.AutoGenerateSQL || o.CreateSet || !errors.As(err, &ee) ||
+		!strings.Contains(ee.Msg, "Error when connecting to server: 1049 Unknown database '"+o.CreateSchema+"'") {
+		return err
+	}
+	return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + ProgName + ": with only --query nothing is created, so --create-schema must name an existing schema" +
+		" (now '" + o.CreateSchema + "')"}
 }
 
 // finish prints what mysqlslap prints at a normal end (-T) and returns code.

@@ -75,3 +75,26 @@ func TestMainAppendsCSVToAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMainHintsAtCreateSchema: a run that creates nothing connects to
+// --create-schema as it is; when that schema does not exist the 1049 error
+// gets a hint (issue 15 item 16), and only then.
+func TestMainHintsAtCreateSchema(t *testing.T) {
+	s := servertest.Require(t)
+	const hint = "goslap: with only --query nothing is created, so --create-schema must name an existing schema"
+	tests := []struct {
+		args []string
+		want string // the whole stderr
+	}{
+		{[]string{"--query=call shop.sp(1)"}, "goslap: Error when connecting to server: 1049 Unknown database 'mysqlslap'\n" +
+			hint + " (now 'mysqlslap')\n"},
+		{[]string{"-q", "select 1", "--create-schema=goslap_hint_none"}, "goslap: Error when connecting to server: 1049 Unknown database 'goslap_hint_none'\n" +
+			hint + " (now 'goslap_hint_none')\n"},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := runMain(t, s, tc.args...)
+		if code != 1 || stdout != "" || stderr != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package slap
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"os/signal"
 
 	mrand "math/rand"
 
@@ -127,8 +129,14 @@ func (pr *onlyPrinter) concurrency(engine sqlgen.Engine, clients int) error {
 			}
 			pr.statement("CREATE SCHEMA `" + p.Schema + "`")
 			pr.statement("use " + p.Schema)
-			for i, s := range p.Create {
-				s.Text = pr.own.mainText(pr.own.create, i, s.Text)
+			for list := p.CreateList(); ; {
+				s, i, ok := list.Next()
+				if !ok {
+					break
+				}
+				if i >= 0 {
+					s.Text = pr.own.mainText(pr.own.create, i, s.Text)
+				}
 				pr.statement(s.WithEngine(engine))
 			}
 		}
@@ -172,8 +180,20 @@ func (pr *onlyPrinter) client(limit uint64, id int) {
 	}
 	var executed uint64
 	sinceCommit := 0
-	for pass := true; pass; pass = limit != 0 && executed < limit && len(p.Query) > 0 {
-		for i, s := range p.Query {
+	n := p.QueryLen()
+	cur := p.NewQueryCursor() // nil unless the list is generated as it goes
+	var buf []byte
+	for pass := true; pass; pass = limit != 0 && executed < limit && n > 0 {
+		for i := range n {
+			var s sqlgen.Statement
+			if cur != nil {
+				var text []byte
+				text, s.NeedsKey = cur.Next(buf[:0])
+				buf = text
+				s.Text = string(text)
+			} else {
+				s = p.Query[i]
+			}
 			if s.NeedsKey {
 				pr.statement(s.WithKey(sqlgen.FakeKey))
 			} else if rnd != nil && pr.own.query[i] != nil {
@@ -206,5 +226,13 @@ func (pr *onlyPrinter) system(which, command string) error {
 	if err := pr.out.Flush(); err != nil {
 		return err
 	}
-	return runSystemHook(which, command, pr.stdout, pr.stderr)
+	// The command runs in its own process group (see runSystemHook), out
+	// of reach of a Ctrl-C aimed at goslap: end it on an interrupt here too.
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	defer stop()
+	err := runSystemHook(ctx, which, command, pr.stdout, pr.stderr)
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+	}
+	return err
 }

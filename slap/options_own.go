@@ -80,16 +80,25 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &own.JSON,
 			Help: "Write the run as one JSON document (options, server, per-benchmark figures and " +
 				"latency histograms) to the file named; to stdout (implying --silent) when no name or '-' is given.",
-			Hook: func(getopt.Setting) error { own.JSONSet = true; return nil }},
+			Hook: func(s getopt.Setting) error {
+				if s.HasValue && s.Value == "" {
+					return Exitf(1, "--json= names no file; use --json or --json=- for stdout, or --json=FILE")
+				}
+				own.JSONSet = true
+				return nil
+			},
+			Off: func() error { own.JSON, own.JSONSet = "", false; return nil }},
 		{Name: "show-progress", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ShowProgress,
 			Help: "Show a live progress line on stderr when it is a terminal and output is not silent " +
 				"(on by default; --skip-show-progress turns it off)."},
 		{Name: "run-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run each iteration for DURATION (30s, 2m, or seconds) instead of a number of queries.",
-			Hook: durationHook("run-time", &own.RunTime, false)},
+			Hook: durationHook("run-time", &own.RunTime, false),
+			Off:  func() error { own.RunTime = 0; return nil }},
 		{Name: "warmup-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run the load for DURATION at the start of every iteration without measuring it.",
-			Hook: durationHook("warmup-time", &own.WarmupTime, true)},
+			Hook: durationHook("warmup-time", &own.WarmupTime, true),
+			Off:  func() error { own.WarmupTime = 0; return nil }},
 		{Name: "rate", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Hold QPS queries per second across all clients on a fixed schedule (open loop); " +
 				"latency is also measured from each query's scheduled start.",
@@ -100,11 +109,16 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				}
 				own.Rate = v
 				return nil
-			}},
+			},
+			Off: func() error { own.Rate = 0; return nil }},
 		{Name: "ignore-errors", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "all|CODE,...: continue past these server error codes (or all errors), count them " +
 				"per code and report them; with all, 2013, 2006 or 1927 a broken connection reconnects.",
-			Hook: func(s getopt.Setting) error { return own.setIgnoreErrors(s.Value) }},
+			Hook: func(s getopt.Setting) error { return own.setIgnoreErrors(s.Value) },
+			Off: func() error {
+				own.IgnoreErrors, own.IgnoreAllErrors, own.IgnoreCodes = "", false, nil
+				return nil
+			}},
 		{Name: "exact-count", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ExactCount,
 			Help: "Spread --number-of-queries over the clients so that exactly that many run " +
 				"(mysqlslap runs the quotient per client)."},
@@ -120,7 +134,8 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				}
 				own.Seed, own.SeedSet = v, true
 				return nil
-			}},
+			},
+			Off: func() error { own.Seed, own.SeedSet = 0, false; return nil }},
 	}
 	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
 }

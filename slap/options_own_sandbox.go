@@ -54,13 +54,15 @@ func sandboxOwnOptions(s *SandboxOptions) []*getopt.Option {
 				"in a temporary directory with its own socket and loopback port; it is stopped and removed " +
 				"afterwards, also on error and Ctrl-C. Connection options are ignored for it. " +
 				"With --target, the binary of sandbox targets that name none.",
-			Hook: func(getopt.Setting) error { s.SandboxSet = true; return nil }},
+			Hook: func(getopt.Setting) error { s.SandboxSet = true; return nil },
+			Off:  func() error { s.Sandbox, s.SandboxSet = "", false; return nil }},
 		{Name: "sandbox-option", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "NAME=VALUE: a server option for every sandbox, e.g. innodb_buffer_pool_size=1G. Repeatable.",
 			Hook: func(st getopt.Setting) error {
 				s.ServerOptions = append(s.ServerOptions, strings.TrimPrefix(st.Value, "--"))
 				return nil
-			}},
+			},
+			Off: func() error { s.ServerOptions = nil; return nil }},
 		{Name: "target", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Compare targets: run the same benchmark against each, one after another, and print them side by side. " +
 				"LABEL:sandbox[:BINARY][,NAME=VALUE]... is a sandbox with server options; " +
@@ -69,10 +71,18 @@ func sandboxOwnOptions(s *SandboxOptions) []*getopt.Option {
 			Hook: func(st getopt.Setting) error {
 				s.Targets = append(s.Targets, st.Value)
 				return nil
-			}},
+			},
+			Off: func() error { s.Targets = nil; return nil }},
 		{Name: "plot", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &s.Plot,
 			Help: "Write queries per second (and p99 latency when measured) against concurrency, " +
 				"one line per target and engine, to the file named; its extension picks the format: " +
-				".svg (self-contained, fonts embedded), .png or .pdf."},
+				".svg (self-contained, fonts embedded), .png or .pdf.",
+			Hook: func(st getopt.Setting) error {
+				if st.Value == "" {
+					return Exitf(1, "--plot= names no file; give a file name ending in %s", chartExtensions())
+				}
+				return nil
+			},
+			Off: func() error { s.Plot = ""; return nil }},
 	}
 }

@@ -1,6 +1,7 @@
 package slap
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,58 @@ func TestParseDuration(t *testing.T) {
 	}
 	if _, err := ParseDuration("1e400"); err == nil {
 		t.Error("overflow accepted")
+	}
+}
+
+// offSamples holds a valid value for every goslap option that takes one;
+// TestOwnValueOptionsSkipMeansOff fails for an option missing here, so a new
+// option gets its --skip- test.
+var offSamples = map[string]string{
+	"json": "out.json", "run-time": "30s", "warmup-time": "5s", "rate": "100", "ignore-errors": "1146",
+	"seed": "7", "sandbox": "/usr/sbin/mariadbd", "sandbox-option": "innodb_buffer_pool_size=1G",
+	"target": "a:sandbox", "plot": "chart.svg",
+}
+
+// TestOwnValueOptionsSkipMeansOff: for goslap's own options, --skip-X and
+// --disable-X switch the option off (as if never given), not "set to 0"
+// (a JSON file named 0, a sandbox binary called "0"); --skip-X=0 turns it on.
+func TestOwnValueOptionsSkipMeansOff(t *testing.T) {
+	st := &parseState{opts: newOptions(), env: &Env{}, strSet: map[string]bool{}}
+	none, err, _ := parseForTest(t, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range optionTable(st) {
+		if spec.Section != sectionGoslap || spec.Arg == getopt.NoArg {
+			continue
+		}
+		sample, ok := offSamples[spec.Name]
+		if !ok {
+			t.Errorf("--%s takes a value but has no sample in offSamples", spec.Name)
+			continue
+		}
+		for _, off := range []string{"--skip-" + spec.Name, "--disable-" + spec.Name, "--skip-" + spec.Name + "=1"} {
+			o, err, stderr := parseForTest(t, nil, nil, "--"+spec.Name+"="+sample, off)
+			if err != nil {
+				t.Errorf("%s: %v %s", off, err, stderr)
+				continue
+			}
+			if !reflect.DeepEqual(o.Own, none.Own) {
+				t.Errorf("--%s=%s %s: own options %+v, want the defaults %+v", spec.Name, sample, off, o.Own, none.Own)
+			}
+		}
+	}
+	// The double negation and --enable- mean the bare option.
+	o, err, _ := parseForTest(t, nil, nil, "--skip-json=0")
+	if err != nil || !JSONToStdout(o) {
+		t.Errorf("--skip-json=0: %v, JSON %q set %v", err, o.Own.JSON, o.Own.JSONSet)
+	}
+	o, err, _ = parseForTest(t, nil, nil, "--enable-sandbox")
+	if err != nil || !o.Own.Sandbox.SandboxSet || o.Own.Sandbox.Sandbox != "" {
+		t.Errorf("--enable-sandbox: %v, %+v", err, o.Own.Sandbox)
+	}
+	_, err, _ = parseForTest(t, nil, nil, "--enable-rate")
+	if code, msg := exitCode(err); code != getopt.ExitArgumentRequired || msg != "goslap: option '--rate' requires an argument" {
+		t.Errorf("--enable-rate: %d %q", code, msg)
 	}
 }

@@ -167,7 +167,7 @@ func readOptionFiles(d defaultsArgs, env *Env) (words []string, err error) {
 	if !d.hasSuffix {
 		suffix = env.getenv("MYSQL_GROUP_SUFFIX")
 	}
-	r := &optfile.Reader{Groups: optfile.Groups(optionGroups, suffix), Stderr: env.Stderr}
+	r := &optfile.Reader{Groups: optfile.Groups(optionGroups, suffix), Stderr: env.Stderr, Prog: ProgName}
 	if d.loginPath != "" && !d.noLoginPaths {
 		// Unlike MySQL, ~/.mylogin.cnf is read only when --login-path asks for
 		// it, so that a plain command line behaves as mariadb-slap.
@@ -390,7 +390,28 @@ func (o *Options) checkGoslapRejections() error {
 	if o.Delimiter == "" {
 		return Exitf(1, "--delimiter must not be empty (mysqlslap would crash)")
 	}
+	if o.AutoGenerateSQL && !knownLoadType(o.LoadType) {
+		return Exitf(1, "--auto-generate-sql-load-type=%s: unknown load type; use %s or %s "+
+			"(mysqlslap reads only the first letter and silently runs mixed when it matches none)",
+			o.LoadType, strings.Join(loadTypes[:len(loadTypes)-1], ", "), loadTypes[len(loadTypes)-1])
+	}
 	return nil
+}
+
+// loadTypes are --auto-generate-sql-load-type's values, in --help's order.
+var loadTypes = []string{"mixed", "update", "write", "key", "read"}
+
+// knownLoadType accepts a load type name or a prefix of one (mysqlslap looks
+// at the first letter only, so "r" and "read" both mean read). Anything else
+// mysqlslap runs as mixed; goslap refuses it. Without -a the value is only
+// the CSV label, and any text stays allowed.
+func knownLoadType(v string) bool {
+	for _, t := range loadTypes {
+		if v != "" && strings.HasPrefix(t, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // printDefaults is --print-defaults: the words the program would run with,

@@ -151,6 +151,36 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 			wantMsg: "goslap: option '--ssl-fips-mode' is not supported by goslap: "},
 		{name: "password1 refused", args: []string{"--password1=x"}, wantRC: 1, wantMsg: "option '--password1' is not supported"},
 		{name: "mysql option not matched by prefix", args: []string{"--ssl-mod=x"}, wantRC: 7, wantMsg: "goslap: unknown variable 'ssl-mod=x'"},
+		// Issue 15: where mysqlslap silently guesses, goslap says no.
+		{name: "unknown load type refused (mysqlslap runs mixed)", args: []string{"-a", "--auto-generate-sql-load-type=READ"}, wantRC: 1,
+			wantMsg: "goslap: --auto-generate-sql-load-type=READ: unknown load type; use mixed, update, write, key or read"},
+		{name: "load type word not matching a type refused", args: []string{"-a", "--auto-generate-sql-load-type=reads"}, wantRC: 1,
+			wantMsg: "unknown load type"},
+		{name: "empty load type refused with -a", args: []string{"-a", "--auto-generate-sql-load-type="}, wantRC: 1, wantMsg: "unknown load type"},
+		{name: "load type prefix accepted", args: []string{"-a", "--auto-generate-sql-load-type=upd"}},
+		{name: "load type is only a CSV label without -a", args: []string{"-q", "select 1", "--auto-generate-sql-load-type=nightly"}},
+		{name: "suffix overflow is out of range (mysqlslap wraps to 0)", args: []string{"--iterations=16E"}, wantRC: 13,
+			wantMsg: "Integer value out of range for uint64: '16E' for iterations\ngoslap: Error while setting value '16E' to 'iterations'"},
+		{name: "suffix overflow of a 64-bit option", args: []string{"--number-of-queries=17E"}, wantRC: 13,
+			wantMsg: "Integer value out of range for uint64: '17E' for number-of-queries"},
+		{name: "largest suffix value still fits", args: []string{"--number-of-queries=15E"}, check: func(t *testing.T, o *Options) {
+			if o.NumberOfQueries != 15<<60 {
+				t.Errorf("number-of-queries %d", o.NumberOfQueries)
+			}
+		}},
+		{name: "--csv= names no file", args: []string{"--csv="}, wantRC: 1,
+			wantMsg: "goslap: Could not open csv file: --csv= names no file (--csv alone writes to stdout)"},
+		{name: "--plot= names no file", args: []string{"--plot="}, wantRC: 1,
+			wantMsg: "goslap: --plot= names no file; give a file name ending in .svg, .png or .pdf"},
+		{name: "--json= names no file", args: []string{"--json="}, wantRC: 1, wantMsg: "goslap: --json= names no file"},
+		{name: "en dash pasted for --", args: []string{"\u2013concurrency=50"}, wantRC: 2,
+			wantMsg: "goslap: '\u2013concurrency=50' starts with an en dash (U+2013), not '-': did you mean --concurrency=50?"},
+		{name: "em dash pasted for --", args: []string{"\u2014number-of-queries=1000"}, wantRC: 2,
+			wantMsg: "goslap: '\u2014number-of-queries=1000' starts with an em dash (U+2014), not '-': did you mean --number-of-queries=1000?"},
+		{name: "en dash pasted for -", args: []string{"\u2013c", "50"}, wantRC: 2,
+			wantMsg: "goslap: '\u2013c' starts with an en dash (U+2013), not '-': did you mean -c?"},
+		{name: "no-break space between two options", args: []string{"-a", "--concurrency=50\u00a0--iterations=3"}, wantRC: 13,
+			wantMsg: "goslap: the value of --concurrency contains a no-break space (U+00A0), as pasted from a web page or document: did you mean --concurrency=50 --iterations=3?"},
 		{name: "combination checks run before too many arguments", args: []string{"-a", "-q", "x", "a", "b", "c"}, wantRC: 1,
 			wantMsg: "Can't use --auto-generate-sql when create and query strings are specified!"},
 	}

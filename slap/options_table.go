@@ -102,6 +102,11 @@ func optionTable(st *parseState) []*optSpec {
 	add(sectionMariaDB, &getopt.Option{Name: "csv", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &o.CSV,
 		Help: "Generate CSV output to named file or to stdout if no file is named.",
 		Hook: func(s getopt.Setting) error {
+			if s.HasValue && s.Value == "" {
+				// mysqlslap tries to open a file named "" and fails
+				// ("Could not open csv file: n"); say why.
+				return Exitf(1, "Could not open csv file: --csv= names no file (--csv alone writes to stdout)")
+			}
 			o.CSVSet = true
 			if strings.HasPrefix(o.CSV, "-") {
 				o.CSV = "" // mysqlslap: a value starting with '-' means stdout
@@ -112,7 +117,9 @@ func optionTable(st *parseState) []*optSpec {
 		Help: "This is a non-debug version. Catch this and exit."}, nil)
 	boolOpt("debug-check", 0, &o.DebugCheck, "Check memory and open file usage at exit.")
 	boolOpt("debug-info", 'T', &o.DebugInfo, "Print some debug info at exit.")
-	str("default-auth", 0, &o.DefaultAuth, false, "Default authentication client-side plugin to use.", nil)
+	// default_auth and plugin_dir are spelt with '_' in mariadb-slap's table,
+	// and its messages (prefix Info line, missing argument) quote it so.
+	str("default_auth", 0, &o.DefaultAuth, false, "Default authentication client-side plugin to use.", nil)
 	str("delimiter", 'F', &o.Delimiter, true, "Delimiter to use in SQL statements supplied in file or command line.", nil)
 	u32("detach", 0, &o.Detach, "Detach (close and reopen) connections after X number of requests.")
 	str("engine", 'e', &o.Engine, false, "Comma separated list of storage engines to use for creating the table. The test is run for each engine. You can also specify an option for an engine after a `:', like memory:max_row=2300", setFlag(&o.EngineSet))
@@ -131,7 +138,7 @@ func optionTable(st *parseState) []*optSpec {
 			st.promptPass = !s.HasValue
 			return nil
 		}}, nil)
-	str("plugin-dir", 0, &o.PluginDir, false, "Directory for client-side plugins.", nil)
+	str("plugin_dir", 0, &o.PluginDir, false, "Directory for client-side plugins.", nil)
 	add(sectionMariaDB, &getopt.Option{Name: "port", Short: 'P', Arg: getopt.RequiredArg, Var: getopt.VarUint32, Uint32: &o.Port,
 		Help: "Port number to use for connection.",
 		Hook: func(s getopt.Setting) error {

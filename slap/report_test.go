@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/goslap/goslap/sqlgen"
 )
 
 // checkGolden compares got with testdata/report/<name>.golden, or rewrites
@@ -241,29 +239,6 @@ func TestDriverConfigRejectsWhatItCannotHonour(t *testing.T) {
 	}
 	if c.DBName != "db" || !c.MultiStatements || c.InterpolateParams || len(c.TLS.CipherSuites) != 1 {
 		t.Errorf("config %+v", c)
-	}
-}
-
-func TestOwnObjectNames(t *testing.T) {
-	p := &sqlgen.Plan{Create: []sqlgen.Statement{
-		{Text: "CREATE TABLE t1 (id int)"},
-		{Text: "create table if not exists `My Table`(a int); CREATE TEMPORARY TABLE tmp (a int)"},
-		{Text: "INSERT INTO t1 VALUES (1)"},
-		{Text: "CREATE OR REPLACE DEFINER=`root`@`localhost` VIEW v1 AS SELECT 1"},
-		{Text: "CREATE PROCEDURE other.p1() SELECT 1"},
-		{Text: "  create\ttable\n`db`.`t2` (a int)"},
-	}}
-	got := ownObjectNames(&Options{}, p)
-	for _, name := range []string{"t1", "My Table", "tmp", "v1", "p1", "t2"} {
-		if !got[name] {
-			t.Errorf("%q not recognised as created by the create list (got %v)", name, got)
-		}
-	}
-	if len(got) != 6 {
-		t.Errorf("got %v, want exactly 6 names", got)
-	}
-	if auto := ownObjectNames(&Options{AutoGenerateSQL: true}, &sqlgen.Plan{}); !auto["t1"] || len(auto) != 1 {
-		t.Errorf("-a owns %v, want only t1", auto)
 	}
 }
 

@@ -65,17 +65,22 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) ([]Benchma
 		return nil, err
 	}
 	defer r.main.Close()
+	defer r.closeLedger()
 	r.own = own
 	var server *ServerInfo
 	if o.Own.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
 	results, err := r.run()
+	if err == nil {
+		err = r.leaveSchema()
+	}
 	if err != nil {
-		r.cleanup()
+		note := r.cleanup()
 		if ctx.Err() != nil {
 			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
 		}
+		err = withNote(err, note)
 	}
 	if o.Own.JSONSet {
 		doc, jerr := own.jsonDocument(o, server, results, err)
@@ -102,6 +107,9 @@ type runner struct {
 	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
 	// since; an aborted run drops it again (if it owns it).
 	createdSchema bool
+	// ledger writes the ownership marker's inventory (safety.go) when the
+	// main connection has autocommit off; opened when first needed.
+	ledger *mysqlconn.Conn
 
 	own *ownRun // goslap's own options (own_run.go)
 }
@@ -286,19 +294,74 @@ func (r *runner) createSchema(engine sqlgen.Engine) error {
 		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
 	r.createdSchema = true
+	// DDL: on the main connection, right after CREATE SCHEMA's implicit commit.
+	if err := createMarker(r.main, r.p.Schema); err != nil {
+		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
+	}
 	// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
 	r.echo(stmt)
 	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
 		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, mysqlconn.ErrorText(err))
 	}
-	for i, s := range r.p.Create {
+	for list := r.p.CreateList(); ; {
+		s, i, ok := list.Next()
+		if !ok {
+			break
+		}
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		s.Text = r.own.mainText(r.own.create, i, s.Text)
+		if i >= 0 {
+			s.Text = r.own.mainText(r.own.create, i, s.Text)
+		}
 		if err := r.mainExec(s.WithEngine(engine)); err != nil {
 			return err
 		}
+	}
+	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
+		return Exitf(1, "%s", mysqlconn.ErrorText(err))
+	}
+	return nil
+}
+
+// ledgerDo runs f (which writes the ownership marker's inventory) where it
+// cannot change the benchmark: on the main connection while it is in
+// autocommit mode (no extra connection, as mysqlslap opens none), else on
+// the ledger connection, so the marker neither joins nor commits the main
+// connection's open transaction (--commit).
+func (r *runner) ledgerDo(f func(*mysqlconn.Conn) error) error {
+	if on, err := r.main.QueryStrings("SELECT @@autocommit"); err == nil && len(on) == 1 && on[0] == "1" {
+		return f(r.main)
+	}
+	if r.ledger == nil {
+		c, err := r.mainConn.Connect(nil)
+		if err != nil {
+			return err
+		}
+		if err := c.Exec("SET autocommit = 1"); err != nil {
+			c.Close()
+			return err
+		}
+		r.ledger = c
+	}
+	return f(r.ledger)
+}
+
+func (r *runner) closeLedger() {
+	if r.ledger != nil {
+		r.ledger.Close()
+	}
+}
+
+// leaveSchema records the final inventory of a schema this run created and
+// keeps (--no-drop), so that a later run can prove it is goslap's: the load
+// may have created objects since the create list.
+func (r *runner) leaveSchema() error {
+	if !r.createdSchema || r.p.OwnsSchema {
+		return nil
+	}
+	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
+		return Exitf(1, "%s", mysqlconn.ErrorText(err))
 	}
 	return nil
 }
@@ -342,7 +405,10 @@ func (r *runner) mainExec(stmt string) error {
 
 // system runs a --pre-system/--post-system hook (see runSystemHook).
 func (r *runner) system(name, command string) error {
-	if err := runSystemHook(name, command, r.out.Stdout, r.out.Stderr); err != nil {
+	if err := runSystemHook(r.ctx, name, command, r.out.Stdout, r.out.Stderr); err != nil {
+		if r.ctx.Err() != nil {
+			return err // Run turns it into the interrupt's exit status
+		}
 		return Exitf(1, "%v", err)
 	}
 	return nil
@@ -350,24 +416,44 @@ func (r *runner) system(name, command string) error {
 
 // cleanup drops the schema after a failed or interrupted run when this run
 // created it and owns it (never with --no-drop). The main connection may be
-// broken by then, so a failure is retried once on a fresh connection.
-func (r *runner) cleanup() {
-	if !r.createdSchema || !r.p.OwnsSchema {
-		return
+// broken by then, so a failure is retried once on a fresh connection. It
+// returns the line saying the drop failed ("" if it did not), which
+// belongs after the error that ended the run, not before it.
+func (r *runner) cleanup() string {
+	if r.createdSchema && !r.p.OwnsSchema {
+		_ = r.leaveSchema() // best effort: without it the schema is refused later, which is safe
+		return ""
+	}
+	if !r.createdSchema {
+		return ""
 	}
 	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
 	if r.main.Exec(stmt) == nil {
-		return
+		return ""
 	}
 	fresh, err := r.mainConn.Connect(nil)
 	if err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
-		return
+		code, msg := r.mainConn.ConnectError(err)
+		return fmt.Sprintf("%s: could not drop schema '%s' after the error: %d %s", ProgName, r.p.Schema, code, msg)
 	}
 	defer fresh.Close()
 	if err := fresh.Exec(stmt); err != nil {
-		fmt.Fprintf(r.out.Stderr, "%s: could not drop schema '%s' after the error: %s\n", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
+		return fmt.Sprintf("%s: could not drop schema '%s' after the error: %s", ProgName, r.p.Schema, mysqlconn.ErrorText(err))
 	}
+	return ""
+}
+
+// withNote appends note (a complete line, may be "") to the message of the
+// error that ended the run, so the cause is printed first.
+func withNote(err error, note string) error {
+	if note == "" {
+		return err
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + note}
+	}
+	return &ExitError{Code: 1, Msg: ProgName + ": " + err.Error() + "\n" + note}
 }
 
 // verbosef prints one --verbose line when the level is at least min.

@@ -552,57 +552,116 @@ func TestCSVFileThatCannotBeOpened(t *testing.T) {
 	wantExitError(t, err, 1, `^goslap: Could not open csv file: /nonexistent/dir/out\.csv$`)
 }
 
-func TestRunRefusesToDropForeignSchema(t *testing.T) {
+// TestRunSchemaOwnership: a --create-schema that exists before the run is
+// dropped only when it is empty or provably an earlier goslap run's
+// leftover (the ownership marker lists everything in it); an object of any
+// kind goslap did not make — even one whose name goslap would use — makes
+// the run refuse before it touches anything.
+func TestRunSchemaOwnership(t *testing.T) {
 	s := servertest.Require(t)
 	t.Parallel()
 	db := rootDB(t, s)
-	o := slapOptions(t, s)
-	schema := "`" + o.CreateSchema + "`"
-	if err := execAll(db, "CREATE SCHEMA "+schema,
-		"CREATE TABLE "+schema+".precious (a int)", "INSERT INTO "+schema+".precious VALUES (1),(2),(3)",
-		"CREATE TABLE "+schema+".t1 (a int)"); err != nil {
-		t.Fatal(err)
+	autoGenerate := func(o *Options) { o.AutoGenerateSQL, o.WriteNumber = true, 5 }
+	createOrders := func(o *Options) {
+		o.Create, o.CreateSet = "CREATE TABLE orders (id int)", true
+		o.Query, o.QuerySet = "select 1", true
 	}
-	dropAfter(t, db, o.CreateSchema)
-	o.AutoGenerateSQL = true
-	o.WriteNumber = 5
-	r := runSlap(t, context.Background(), o)
-	wantExitError(t, r.err, 1, `^goslap: Schema '`+o.CreateSchema+`' already exists and holds tables goslap did not create \(precious\); refusing to drop it\. Use --allow-drop-existing-schema to drop it anyway, or --create-schema to name another schema\.$`)
-	if n := countRows(t, db, schema+".precious"); n != 3 {
-		t.Errorf("precious has %d rows, want 3", n)
+	// leftover is what an earlier -a --no-drop goslap run leaves.
+	leftover := func(t *testing.T, o *Options) {
+		prev := serverOptions(s, o.CreateSchema)
+		autoGenerate(prev)
+		prev.NoDrop = true
+		mustRun(t, prev)
 	}
-
-	// With --create naming the tables, only the others count.
-	o.AutoGenerateSQL = false
-	o.Create, o.CreateSet = "CREATE TABLE IF NOT EXISTS `t1` (a int)", true
-	o.Query, o.QuerySet = "select 1", true
-	r = runSlap(t, context.Background(), o)
-	wantExitError(t, r.err, 1, `holds tables goslap did not create \(precious\)`)
-
-	// The explicit flag lets it go.
-	o.AllowDropExistingSchema = true
-	mustRun(t, o)
-	if schemaExists(t, db, o.CreateSchema) {
-		t.Error("schema not dropped with --allow-drop-existing-schema")
+	// loadLeftover is an earlier --no-drop run whose load made a table.
+	loadLeftover := func(t *testing.T, o *Options) {
+		prev := serverOptions(s, o.CreateSchema)
+		prev.Create, prev.CreateSet = "CREATE TABLE t (a int)", true
+		prev.Query, prev.QuerySet = "CREATE TABLE IF NOT EXISTS made_by_the_load (a int)", true
+		prev.NoDrop = true
+		mustRun(t, prev)
 	}
-}
-
-func TestRunDropsItsOwnLeftovers(t *testing.T) {
-	s := servertest.Require(t)
-	t.Parallel()
-	db := rootDB(t, s)
-	o := slapOptions(t, s)
-	schema := "`" + o.CreateSchema + "`"
-	// What an earlier -a --no-drop run leaves: the schema holding only t1.
-	if err := execAll(db, "CREATE SCHEMA "+schema, "CREATE TABLE "+schema+".t1 (a int)"); err != nil {
-		t.Fatal(err)
+	// commitLeftover ends with autocommit off on the main connection, so the
+	// last inventory goes through the ledger connection.
+	commitLeftover := func(t *testing.T, o *Options) {
+		prev := serverOptions(s, o.CreateSchema)
+		prev.Create, prev.CreateSet = "CREATE TABLE t (a int)", true
+		prev.Query, prev.QuerySet = "CREATE TABLE IF NOT EXISTS made_by_the_load (a int)", true
+		prev.Commit, prev.NoDrop = 2, true
+		mustRun(t, prev)
 	}
-	dropAfter(t, db, o.CreateSchema)
-	o.AutoGenerateSQL = true
-	o.WriteNumber = 5
-	mustRun(t, o)
-	if schemaExists(t, db, o.CreateSchema) {
-		t.Error("leftover schema not dropped")
+	tests := []struct {
+		name     string
+		leftover func(*testing.T, *Options) // an earlier goslap run; nil: CREATE SCHEMA
+		setup    []string                   // then run these in the schema (S is its quoted name)
+		edit     func(*Options)
+		refused  string // the objects named in the refusal; "" = the run drops the schema and succeeds
+		kept     string // a table whose 3 rows must survive
+	}{
+		{name: "a user's t1 with rows for -a", setup: []string{"CREATE TABLE S.t1 (a int)", "INSERT INTO S.t1 VALUES (1),(2),(3)"},
+			edit: autoGenerate, refused: "table t1", kept: "t1"},
+		{name: "a user's orders when --create makes orders", setup: []string{"CREATE TABLE S.orders (id int)", "INSERT INTO S.orders VALUES (1),(2),(3)"},
+			edit: createOrders, refused: "table orders", kept: "orders"},
+		{name: "a table beside goslap's", setup: []string{"CREATE TABLE S.t1 (a int)", "CREATE TABLE S.precious (a int)", "INSERT INTO S.precious VALUES (1),(2),(3)"},
+			edit: autoGenerate, refused: "table precious, table t1", kept: "precious"},
+		{name: "a view", setup: []string{"CREATE VIEW S.v AS SELECT 1 AS one"}, edit: autoGenerate, refused: "view v"},
+		{name: "a procedure", setup: []string{"CREATE PROCEDURE S.p() SELECT 1"}, edit: autoGenerate, refused: "procedure p"},
+		{name: "a function", setup: []string{"CREATE FUNCTION S.f() RETURNS int RETURN 1"}, edit: autoGenerate, refused: "function f"},
+		{name: "an event", setup: []string{"CREATE EVENT S.e ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1"}, edit: autoGenerate, refused: "event e"},
+		{name: "a sequence", setup: []string{"CREATE SEQUENCE S.sq"}, edit: autoGenerate, refused: "sequence sq"},
+		{name: "a marker goslap did not write", setup: []string{"CREATE TABLE S." + markerTable + " (kind varchar(16), name varchar(64))",
+			"INSERT INTO S." + markerTable + " VALUES ('table', 't1')", "CREATE TABLE S.t1 (a int)"},
+			edit: autoGenerate, refused: "table " + markerTable + ", table t1"},
+		{name: "a table added to goslap's leftover", leftover: leftover,
+			setup: []string{"CREATE TABLE S.precious (a int)", "INSERT INTO S.precious VALUES (1),(2),(3)"},
+			edit:  autoGenerate, refused: "table precious", kept: "precious"},
+		{name: "a trigger added to goslap's leftover", leftover: leftover,
+			setup: []string{"CREATE TRIGGER S.tr BEFORE INSERT ON S.t1 FOR EACH ROW SET @x = 1"},
+			edit:  autoGenerate, refused: "trigger tr"},
+		{name: "goslap's leftover", leftover: leftover, edit: autoGenerate},
+		{name: "goslap's leftover with a table its load created", leftover: loadLeftover, edit: autoGenerate},
+		{name: "goslap's leftover of a --commit run", leftover: commitLeftover, edit: autoGenerate},
+		{name: "an empty schema", edit: autoGenerate},
+		{name: "a user's table with --allow-drop-existing-schema", setup: []string{"CREATE TABLE S.precious (a int)"},
+			edit: func(o *Options) { autoGenerate(o); o.AllowDropExistingSchema = true }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := slapOptions(t, s)
+			quoted := "`" + o.CreateSchema + "`"
+			dropAfter(t, db, o.CreateSchema)
+			if tc.leftover != nil {
+				tc.leftover(t, o)
+			} else if err := execAll(db, "CREATE SCHEMA "+quoted); err != nil {
+				t.Fatal(err)
+			}
+			for _, stmt := range tc.setup {
+				if err := execAll(db, strings.ReplaceAll(stmt, "S.", quoted+".")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.edit(o)
+			r := runSlap(t, context.Background(), o)
+			if tc.refused == "" {
+				if r.err != nil {
+					t.Fatalf("Run: %v", r.err)
+				}
+				if schemaExists(t, db, o.CreateSchema) {
+					t.Error("schema not dropped")
+				}
+				return
+			}
+			wantExitError(t, r.err, 1, `^goslap: Schema '`+o.CreateSchema+`' already exists and holds objects goslap did not create \(`+
+				regexp.QuoteMeta(tc.refused)+`\); refusing to drop it\. Use --allow-drop-existing-schema to drop it anyway, or --create-schema to name another schema\.$`)
+			if !schemaExists(t, db, o.CreateSchema) {
+				t.Fatal("schema dropped")
+			}
+			if tc.kept != "" {
+				if n := countRows(t, db, quoted+"."+tc.kept); n != 3 {
+					t.Errorf("%s has %d rows, want 3", tc.kept, n)
+				}
+			}
+		})
 	}
 }
 

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+	"regexp"
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/sqlgen"
 )
 
 // CheckSandbox reports option combinations that make no sense with the
-// sandbox options (called by Main after ParseCommandLine).
+// sandbox options (called by Main after ParseCommandLine), before anything
+// starts: a mistake must not cost a sandbox start-up.
 func (s *SandboxOptions) CheckSandbox(o *Options) error {
 	if len(s.ServerOptions) > 0 && !s.Active() {
 		return Exitf(1, "--sandbox-option needs --sandbox or a --target=LABEL:sandbox")
@@ -22,20 +22,47 @@ func (s *SandboxOptions) CheckSandbox(o *Options) error {
 	if o.OnlyPrint && (s.Active() || s.Plot != "") {
 		return Exitf(1, "--only-print runs nothing: it cannot be combined with --sandbox, --target or --plot")
 	}
+	for _, opt := range s.ServerOptions {
+		if !serverOption.MatchString(opt) {
+			return Exitf(1, "--sandbox-option=%s: not NAME=VALUE (a server option, e.g. innodb_buffer_pool_size=1G, or a bare NAME such as skip-name-resolve)", opt)
+		}
+	}
+	defaultUsed := false
 	for _, spec := range s.Targets {
-		if _, err := compare.ParseTarget(spec); err != nil {
+		t, err := compare.ParseTarget(spec)
+		if err != nil {
 			return Exitf(1, "--target: %v", err)
 		}
+		for _, opt := range t.ServerOptions {
+			if !serverOption.MatchString(opt) {
+				return Exitf(1, "--target %s: server option %q is not NAME=VALUE", t.Label, opt)
+			}
+		}
+		defaultUsed = defaultUsed || (t.Kind == compare.Sandbox && t.Binary == "")
+	}
+	// With --target, --sandbox=BINARY only names the binary of sandbox
+	// targets that name none; anywhere else it would be silently ignored.
+	switch {
+	case !s.SandboxSet || len(s.Targets) == 0:
+	case s.Sandbox == "":
+		return Exitf(1, "--sandbox does nothing with --target: add a sandbox target instead, e.g. --target=LABEL:sandbox[:BINARY]")
+	case !defaultUsed:
+		return Exitf(1, "--sandbox=%s is used by no --target (it is the binary of LABEL:sandbox targets that name none): "+
+			"add a sandbox target instead, e.g. --target=LABEL:sandbox", s.Sandbox)
 	}
 	return nil
 }
+
+// serverOption is what a sandbox passes to the server as --NAME[=VALUE]:
+// one word of option characters, then anything after '='.
+var serverOption = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(=.*)?$`)
 
 // RunTargets is Main's entry point when SandboxOptions.Active(): it runs the
 // Plan against the sandbox (--sandbox alone) or against every --target in
 // turn, prints each run's mysqlslap report, then (with --target) the
 // side-by-side table, and writes the --plot chart.
 //
-// The first SIGINT or SIGTERM cancels the run: the benchmark stops, every
+// The first SIGINT, SIGTERM, SIGHUP or SIGQUIT cancels the run: the benchmark stops, every
 // sandbox is stopped and its directory removed, and the error is an
 // ExitError with status 130. Further signals are ignored until the clean-up
 // (bounded by the server's shutdown) is done — unlike RunWithSignals, which
@@ -44,8 +71,7 @@ func RunTargets(o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output) ([]co
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	defer notifyInterrupts(sigs)()
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
@@ -103,6 +129,13 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 			results, err := Run(ctx, optionsFor(o, ep), p, out)
 			return ComparePoints(results), err
 		},
+	}
+	if o.Verbose > 0 {
+		// Which system-table SQL, messages and plugins each sandbox uses:
+		// the first thing to look at when two releases behave differently.
+		cfg.Start = compare.DescribingStarter(func(_, line string) {
+			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
+		})
 	}
 	if !o.Silent || o.Verbose > 0 {
 		cfg.Progress = func(label, msg string) {

@@ -69,6 +69,18 @@ func TestCheckSandbox(t *testing.T) {
 		{name: "server option without sandbox", s: SandboxOptions{ServerOptions: []string{"x=1"}}, wantErr: "--sandbox-option needs --sandbox"},
 		{name: "only-print", s: SandboxOptions{SandboxSet: true}, o: Options{OnlyPrint: true}, wantErr: "--only-print runs nothing"},
 		{name: "bad target", s: SandboxOptions{Targets: []string{"a:cloud"}}, wantErr: `goslap: --target: target "a": unknown kind "cloud"`},
+		{name: "bare server option", s: SandboxOptions{SandboxSet: true, ServerOptions: []string{"skip-name-resolve", "innodb.x=1", "a=b c"}}},
+		{name: "server option with a space", s: SandboxOptions{SandboxSet: true, ServerOptions: []string{"innodb_buffer_pool_size 1G"}},
+			wantErr: "goslap: --sandbox-option=innodb_buffer_pool_size 1G: not NAME=VALUE"},
+		{name: "server option without a name", s: SandboxOptions{SandboxSet: true, ServerOptions: []string{"=1"}}, wantErr: "--sandbox-option==1: not NAME=VALUE"},
+		{name: "empty server option", s: SandboxOptions{SandboxSet: true, ServerOptions: []string{""}}, wantErr: "--sandbox-option=: not NAME=VALUE"},
+		{name: "target server option with a space", s: SandboxOptions{Targets: []string{"a:sandbox,bad name=1"}},
+			wantErr: `goslap: --target a: server option "bad name=1" is not NAME=VALUE`},
+		{name: "bare --sandbox with targets", s: SandboxOptions{SandboxSet: true, Targets: []string{"a:sandbox", "b:server"}},
+			wantErr: "goslap: --sandbox does nothing with --target: add a sandbox target instead"},
+		{name: "--sandbox=BIN with targets that do not use it", s: SandboxOptions{SandboxSet: true, Sandbox: "mysqld", Targets: []string{"a:sandbox:mariadbd", "b:server"}},
+			wantErr: "goslap: --sandbox=mysqld is used by no --target"},
+		{name: "--sandbox=BIN as the binary of a target", s: SandboxOptions{SandboxSet: true, Sandbox: "mysqld", Targets: []string{"a:sandbox", "b:server"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

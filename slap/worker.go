@@ -11,6 +11,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 
 	"github.com/goslap/goslap/internal/templates"
+	"github.com/goslap/goslap/sqlgen"
 )
 
 // Worker connect retries, as mysqlslap: 10 attempts, 100 ms apart.
@@ -37,6 +38,10 @@ type loadPhase struct {
 	keys     []string
 	texts    []string // the query list, built once, read-only for clients
 	needsKey []bool
+	// queryLen is the length of the query list: len(texts), or the length
+	// of a list too large to hold, which each client generates as it goes
+	// (sqlgen.QueryCursor) while texts stays nil.
+	queryLen int
 	commit   uint64
 	detach   int
 
@@ -89,6 +94,7 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 		lp.texts[i] = s.Text
 		lp.needsKey[i] = s.NeedsKey
 	}
+	lp.queryLen = int(r.p.QueryLen())
 	o := r.o
 	lp.own = r.own
 	lp.seq = r.own.loadSeq
@@ -266,7 +272,7 @@ func (lp *loadPhase) client(id int) {
 		return
 	}
 	c := &clientRun{lp: lp, id: id, slot: slot, conn: conn, own: &lp.cs[id], base: lp.base,
-		timing: lp.timing, tmpl: lp.tmpl, keys: lp.keys, progress: lp.progress}
+		timing: lp.timing, tmpl: lp.tmpl, keys: lp.keys, progress: lp.progress, cursor: lp.r.p.NewQueryCursor()}
 	c.lat = &lp.lat[id]
 	defer func() {
 		if c.conn != nil {
@@ -287,7 +293,7 @@ func (lp *loadPhase) client(id int) {
 	var (
 		queries   uint64
 		sinceCmt  uint64
-		texts     = lp.texts
+		n         = lp.queryLen
 		detach    = lp.detach
 		limit     = lp.limits[id]
 		commitEvr = lp.commit
@@ -327,10 +333,10 @@ func (lp *loadPhase) client(id int) {
 		return true
 	}
 
-	if warm := lp.timing.warmup; warm > 0 && len(texts) > 0 {
+	if warm := lp.timing.warmup; warm > 0 && n > 0 {
 	warmup:
 		for {
-			for pos := range texts {
+			for pos := range n {
 				if time.Since(c.base) >= warm {
 					break warmup
 				}
@@ -343,9 +349,12 @@ func (lp *loadPhase) client(id int) {
 			}
 		}
 	}
+	if c.cursor != nil {
+		c.cursor.Reset() // the warm-up may have stopped inside the list
+	}
 passes:
-	for len(texts) > 0 && !c.ended {
-		for pos := range texts {
+	for n > 0 && !c.ended {
+		for pos := range n {
 			if !step(pos, true) {
 				if c.ended {
 					break passes
@@ -383,6 +392,8 @@ type clientRun struct {
 	tmpl     []*templates.Template
 	keys     []string
 	keyBuf   []byte
+	cursor   *sqlgen.QueryCursor // the query list when generated as it goes; nil: lp.texts
+	queryBuf []byte              // cursor's statement text, reused
 	rng      *rand.Rand
 	k        uint64 // next slot of the --rate schedule
 	n        uint64 // statements finished (progress)
@@ -399,9 +410,18 @@ type clientRun struct {
 // a failure or a stop.
 func (c *clientRun) statement(pos int, measure bool) bool {
 	lp := c.lp
-	text := lp.texts[pos]
+	var text string
+	var needsKey bool
+	if c.cursor != nil {
+		// The cursor's position is pos: clients go through the list in
+		// order, one statement() per position.
+		c.queryBuf, needsKey = c.cursor.Next(c.queryBuf[:0])
+		text = unsafe.String(unsafe.SliceData(c.queryBuf), len(c.queryBuf))
+	} else {
+		text, needsKey = lp.texts[pos], lp.needsKey[pos]
+	}
 	switch {
-	case lp.needsKey[pos]:
+	case needsKey:
 		if len(c.keys) == 0 {
 			// mysqlslap skips a key statement when t1 is empty but still
 			// counts it as executed.

@@ -2,6 +2,8 @@ package sqlgen
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -91,23 +93,48 @@ func (t Table) CreateTable() string {
 
 // Insert is one auto-generated INSERT; it draws ints, then strings.
 func (t Table) Insert(rng *GlibcRandom) string {
-	var items []string
+	return string(t.AppendInsert(nil, rng))
+}
+
+// AppendInsert appends Insert's text to dst (the lazily generated lists
+// render into a reused buffer).
+func (t Table) AppendInsert(dst []byte, rng *GlibcRandom) []byte {
+	dst = append(dst, "INSERT INTO t1 VALUES ("...)
+	sep := false
+	item := func() {
+		if sep {
+			dst = append(dst, ',')
+		}
+		sep = true
+	}
 	if t.AutoIncrement {
-		items = append(items, "NULL")
+		item()
+		dst = append(dst, "NULL"...)
 	}
 	if t.GUIDPrimary {
-		items = append(items, "uuid()")
+		item()
+		dst = append(dst, "uuid()"...)
 	}
 	for range t.SecondaryIndexes {
-		items = append(items, "uuid()")
+		item()
+		dst = append(dst, "uuid()"...)
 	}
 	for range t.Ints.Count {
-		items = append(items, strconv.FormatUint(uint64(rng.Next()), 10))
+		item()
+		dst = strconv.AppendUint(dst, uint64(rng.Next()), 10)
 	}
 	for range t.Chars.Count {
-		items = append(items, "'"+randomString(rng)+"'")
+		item()
+		dst = append(dst, '\'')
+		dst = appendRandomString(dst, rng)
+		dst = append(dst, '\'')
 	}
-	return "INSERT INTO t1 VALUES (" + strings.Join(items, ",") + ")"
+	return append(dst, ')')
+}
+
+// drawsPerRow is how many values Insert (and Update) draw.
+func (t Table) drawsPerRow() uint64 {
+	return uint64(t.Ints.Count) + randomStringLength*uint64(t.Chars.Count)
 }
 
 // Select is the plain SELECT, or with withKey and a primary key the key
@@ -130,26 +157,103 @@ func (t Table) Select(withKey bool) Statement {
 // Update is one auto-generated UPDATE (ints, then strings); with a primary
 // key it updates one row chosen at run time, else every row.
 func (t Table) Update(rng *GlibcRandom) Statement {
-	var items []string
-	for i := 1; i <= t.Ints.Count; i++ {
-		items = append(items, "intcol"+strconv.Itoa(i)+" = "+strconv.FormatUint(uint64(rng.Next()), 10))
-	}
-	for j := 1; j <= t.Chars.Count; j++ {
-		items = append(items, "charcol"+strconv.Itoa(j)+" = '"+randomString(rng)+"'")
-	}
-	text := "UPDATE t1 SET " + strings.Join(items, ",")
-	if t.HasPrimaryKey() {
-		return Statement{Text: text + " WHERE id = ", NeedsKey: true}
-	}
-	return Statement{Text: text}
+	return Statement{Text: string(t.AppendUpdate(nil, rng)), NeedsKey: t.HasPrimaryKey()}
 }
 
-func randomString(rng *GlibcRandom) string {
-	var b [randomStringLength]byte
-	for i := range b {
-		b[i] = Alphabet[rng.Next()%uint32(len(Alphabet))]
+// AppendUpdate appends Update's text to dst.
+func (t Table) AppendUpdate(dst []byte, rng *GlibcRandom) []byte {
+	dst = append(dst, "UPDATE t1 SET "...)
+	for i := 1; i <= t.Ints.Count; i++ {
+		if i > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, "intcol"...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
+		dst = append(dst, " = "...)
+		dst = strconv.AppendUint(dst, uint64(rng.Next()), 10)
 	}
-	return string(b[:])
+	for j := 1; j <= t.Chars.Count; j++ {
+		if j > 1 || t.Ints.Count > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, "charcol"...)
+		dst = strconv.AppendInt(dst, int64(j), 10)
+		dst = append(dst, " = '"...)
+		dst = appendRandomString(dst, rng)
+		dst = append(dst, '\'')
+	}
+	if t.HasPrimaryKey() {
+		dst = append(dst, " WHERE id = "...)
+	}
+	return dst
+}
+
+func appendRandomString(dst []byte, rng *GlibcRandom) []byte {
+	for range randomStringLength {
+		dst = append(dst, Alphabet[rng.Next()%uint32(len(Alphabet))])
+	}
+	return dst
+}
+
+// checkColumns refuses the tables whose generated SQL no server accepts,
+// which mysqlslap sends anyway: a table without any column, and a SELECT
+// list or UPDATE SET list without a column ("SELECT  FROM t1",
+// "UPDATE t1 SET  WHERE id = ...") when -x and -y are both 0.
+func checkColumns(t Table, kind loadType, loadType string) error {
+	if t.Ints.Count+t.Chars.Count > 0 {
+		return nil
+	}
+	if !t.HasPrimaryKey() && t.SecondaryIndexes == 0 {
+		return errors.New("--number-char-cols=0 and --number-int-cols=0 leave table t1 without any column (mysqlslap would send \"CREATE TABLE `t1` ()\"); give -x or -y at least 1")
+	}
+	stmt := ""
+	switch kind {
+	case loadWrite:
+		return nil
+	case loadUpdate:
+		stmt = "UPDATE t1 SET  WHERE id = ..."
+		if !t.HasPrimaryKey() {
+			stmt = "UPDATE t1 SET "
+		}
+	default:
+		stmt = "SELECT  FROM t1"
+	}
+	if loadType == "" {
+		loadType = "mixed"
+	}
+	return fmt.Errorf("--number-char-cols=0 and --number-int-cols=0 leave the queries of --auto-generate-sql-load-type=%s without a column (mysqlslap would send %q); give -x or -y at least 1, or use --auto-generate-sql-load-type=write", loadType, stmt)
+}
+
+// Limits every MySQL and MariaDB server has (MAX_KEY, MAX_FIELDS): a
+// CREATE TABLE beyond them fails whatever the engine, and generating its
+// INSERTs first could take gigabytes (-x 100000000).
+const (
+	maxIndexes = 64
+	maxColumns = 4096
+)
+
+// checkLimits refuses a table no server can create, before anything is
+// generated.
+func checkLimits(t Table) error {
+	keys := uint64(t.SecondaryIndexes)
+	cols := uint64(t.SecondaryIndexes) + uint64(t.Ints.Count) + uint64(t.Chars.Count)
+	if t.HasPrimaryKey() {
+		keys++
+		cols++
+	}
+	if t.Ints.Indexed {
+		keys += uint64(t.Ints.Count)
+	}
+	if t.Chars.Indexed {
+		keys += uint64(t.Chars.Count)
+	}
+	if cols > maxColumns {
+		return fmt.Errorf("the generated table t1 would have %d columns (key columns, --auto-generate-sql-secondary-indexes, -y, -x); no server accepts more than %d", cols, maxColumns)
+	}
+	if keys > maxIndexes {
+		return fmt.Errorf("the generated table t1 would have %d indexes (primary key, --auto-generate-sql-secondary-indexes, indexed -y/-x columns); no server accepts more than %d", keys, maxIndexes)
+	}
+	return nil
 }
 
 // buildAuto fills the create and query lists of p for -a, drawing from one
@@ -174,27 +278,33 @@ func buildAuto(cfg Config, p *Plan) error {
 		Ints:             ints,
 		Chars:            chars,
 	}
+	if err := checkColumns(table, loadTypeOf(cfg.LoadType), cfg.LoadType); err != nil {
+		return err
+	}
+	if err := checkLimits(table); err != nil {
+		return err
+	}
 	rng := NewGlibcRandom(1)
 
 	p.BuildLog = append(p.BuildLog, "Building Create Statements for Auto")
 	p.HasCreate = true
-	inserts := make([]string, cfg.UniqueWriteNumber)
-	for i := range inserts {
-		inserts[i] = table.Insert(rng)
-	}
 	// write-number counts executed statements, CREATE TABLE included; the
-	// unique INSERTs are cycled to fill it.
+	// unique INSERTs are cycled to fill it. They are generated while the
+	// list is executed (CreateList), not held: write-number=1G would not
+	// fit in memory.
 	if cfg.WriteNumber > 0 {
-		p.Create = make([]Statement, 0, cfg.WriteNumber)
-		p.Create = append(p.Create, Statement{Text: table.CreateTable(), CreateTable: true})
-		for i := uint64(0); uint64(len(p.Create)) < cfg.WriteNumber; i++ {
-			p.Create = append(p.Create, Statement{Text: inserts[i%uint64(len(inserts))]})
-		}
+		p.Create = []Statement{{Text: table.CreateTable(), CreateTable: true}}
+		p.createLen = cfg.WriteNumber
+		p.inserts = &insertCycle{table: table, unique: cfg.UniqueWriteNumber}
 	}
+	// The query list draws after all unique INSERTs, used or not.
+	rng.Skip(cfg.UniqueWriteNumber, table.drawsPerRow())
 
 	p.BuildLog = append(p.BuildLog, "Building Query Statements for Auto")
+	if cfg.UniqueQueryNumber == math.MaxUint64 {
+		return errors.New("--auto-generate-sql-unique-query-number is out of range")
+	}
 	n := cfg.UniqueQueryNumber + 1
-	p.Query = make([]Statement, 0, n)
 	kind := loadTypeOf(cfg.LoadType)
 	switch kind {
 	case loadRead:
@@ -204,23 +314,19 @@ func buildAuto(cfg Config, p *Plan) error {
 	case loadWrite:
 		p.BuildLog = append(p.BuildLog, "Generating INSERT Statements for Auto")
 	}
-	for i := range n {
-		var s Statement
-		switch {
-		case kind == loadRead:
-			s = table.Select(false)
-		case kind == loadKey:
-			s = table.Select(true)
-		case kind == loadWrite:
-			s = Statement{Text: table.Insert(rng)}
-		case kind == loadUpdate:
-			s = table.Update(rng)
-		case i%2 == 0: // mixed: INSERT, SELECT, INSERT, ...
-			s = Statement{Text: table.Insert(rng)}
-		default:
-			s = table.Select(true)
-		}
-		p.Query = append(p.Query, s)
+	gen := &queryGen{table: table, kind: kind, n: n, start: *rng}
+	if n > materializeLimit || n*table.rowBytes() > materializeLimit {
+		// Too large to hold: every client generates the list as it goes.
+		p.queries = gen
+		return nil
+	}
+	p.Query = make([]Statement, 0, n)
+	var buf []byte
+	cur := gen.cursor()
+	for range n {
+		text, needsKey := cur.Next(buf[:0])
+		buf = text
+		p.Query = append(p.Query, Statement{Text: string(text), NeedsKey: needsKey})
 	}
 	return nil
 }

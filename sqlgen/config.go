@@ -106,7 +106,7 @@ func Build(cfg Config) (*Plan, error) {
 			p.Query = userStatements(all, false)
 		}
 	}
-	if len(p.Query) == 0 && (cfg.ExecuteNumber != 0 || cfg.NumberOfQueries != 0) {
+	if p.QueryLen() == 0 && (cfg.ExecuteNumber != 0 || cfg.NumberOfQueries != 0) {
 		return nil, errors.New("--auto-generate-sql-execute-number and --number-of-queries need statements to execute: give --query or --auto-generate-sql")
 	}
 	if cfg.PreQuery.Set {

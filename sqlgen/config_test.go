@@ -25,6 +25,18 @@ func auto(edit func(*Config)) Config {
 	return c
 }
 
+// createTexts is the create list as executed.
+func createTexts(p *Plan) []string {
+	var out []string
+	for list := p.CreateList(); ; {
+		s, _, ok := list.Next()
+		if !ok {
+			return out
+		}
+		out = append(out, s.Text)
+	}
+}
+
 func texts(list []Statement) []string {
 	var out []string
 	for _, s := range list {
@@ -59,8 +71,8 @@ func TestBuildAutoCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Create) != c.create || len(p.Query) != c.queries {
-				t.Fatalf("create %d, queries %d; want %d, %d", len(p.Create), len(p.Query), c.create, c.queries)
+			if p.CreateLen() != uint64(c.create) || len(p.Query) != c.queries {
+				t.Fatalf("create %d, queries %d; want %d, %d", p.CreateLen(), len(p.Query), c.create, c.queries)
 			}
 			var inserts, selects int
 			for _, s := range p.Query {
@@ -95,7 +107,7 @@ func TestBuildWriteNumberCycling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := texts(p.Create)
+	got := createTexts(p)
 	// CREATE, I1, I2, I3, I1, I2, I3.
 	if !strings.HasPrefix(got[0], "CREATE TABLE") || got[1] != got[4] || got[2] != got[5] || got[3] != got[6] || got[1] == got[2] {
 		t.Fatalf("create list not cycled: %q", got)
@@ -264,6 +276,13 @@ func TestBuildRejects(t *testing.T) {
 		{"number-of-queries, no statements", func() Config { c := defaults(); c.NumberOfQueries = 5; return c }(), nil, "need statements"},
 		{"iterations 0", withQuery("x", func(c *Config) { c.Iterations = 0 }), nil, "--iterations"},
 		{"empty delimiter", withQuery("x", func(c *Config) { c.Delimiter = "" }), nil, "--delimiter"},
+		// Zero columns: mysqlslap sends SQL no server accepts.
+		{"-x0 -y0 guid mixed", noCols(func(c *Config) { c.GUIDPrimary = true }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 autoinc read", noCols(func(c *Config) { c.AddAutoIncrement, c.LoadType = true, "read" }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 guid key", noCols(func(c *Config) { c.GUIDPrimary, c.LoadType = true, "key" }), nil, `"SELECT  FROM t1"`},
+		{"-x0 -y0 autoinc update", noCols(func(c *Config) { c.AddAutoIncrement, c.LoadType = true, "update" }), nil, `"UPDATE t1 SET  WHERE id = ..."`},
+		{"-x0 -y0 secondary update", noCols(func(c *Config) { c.SecondaryIndexes, c.LoadType = 1, "update" }), nil, `"UPDATE t1 SET "`},
+		{"-x0 -y0 no key", noCols(nil), nil, "CREATE TABLE `t1` ()"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,6 +302,28 @@ func TestBuildRejects(t *testing.T) {
 	c.LoadType, c.AddAutoIncrement, c.GUIDPrimary = "key", true, true
 	if _, err := Build(c); err != nil {
 		t.Errorf("-a rules applied without -a: %v", err)
+	}
+}
+
+// noCols is -a -x 0 -y 0 with edit applied.
+func noCols(edit func(*Config)) Config {
+	return auto(func(c *Config) {
+		c.IntCols, c.CharCols = "0", "0"
+		if edit != nil {
+			edit(c)
+		}
+	})
+}
+
+// TestBuildZeroColumnsWrite: the write load needs no column list, so a
+// key-only table is still valid SQL and accepted.
+func TestBuildZeroColumnsWrite(t *testing.T) {
+	p, err := Build(noCols(func(c *Config) { c.GUIDPrimary, c.LoadType = true, "write" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Query[0].Text; got != "INSERT INTO t1 VALUES (uuid())" {
+		t.Errorf("query %q", got)
 	}
 }
 

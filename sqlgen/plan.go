@@ -88,9 +88,10 @@ type Plan struct {
 	// created and selected every iteration even when Create is empty
 	// (--create="" or -a with write-number 0).
 	HasCreate bool
-	// Create is the exact sequence executed per iteration on the main
-	// connection, write-number cycling already applied, truncated at the
-	// first empty statement.
+	// Create holds the distinct texts of the create list: a user list
+	// truncated at the first empty statement, executed as is; for -a only
+	// the CREATE TABLE, whose INSERTs CreateList generates (write-number
+	// cycling applied). Execute it with CreateList; CreateLen counts it.
 	Create []Statement
 	// OwnsSchema: HasCreate and not --no-drop. Drop before each iteration and
 	// after each engine.
@@ -100,7 +101,8 @@ type Plan struct {
 	NeedsKeys bool
 
 	// Query is what every client executes, cycled up to the per-client
-	// limit. Truncated at the first empty statement (mysqlslap stops there);
+	// limit; nil for an auto-generated list too large to hold, which each
+	// client generates with NewQueryCursor (QueryLen counts either). Truncated at the first empty statement (mysqlslap stops there);
 	// Build rejects a list whose first statement is empty, so Query is empty
 	// only when there is no query list at all.
 	Query []Statement
@@ -116,6 +118,10 @@ type Plan struct {
 	// lists (spec 3.1 step 3), in order, without newlines. Build only
 	// records it; the caller prints it when Verbose ≥ 2.
 	BuildLog []string
+
+	createLen uint64       // -a: statements of the create list
+	inserts   *insertCycle // -a: the create list's INSERTs; nil for a user list
+	queries   *queryGen    // -a: the query list when too large for Query
 
 	executeNumber   uint64 // --auto-generate-sql-execute-number
 	numberOfQueries uint64 // --number-of-queries

@@ -56,3 +56,86 @@ func (g *GlibcRandom) Next() uint32 {
 	}
 	return result
 }
+
+// Skip advances g as if Next had been called a*b times, in O(log(a*b))
+// polynomial steps instead of a*b calls: mysqlslap draws all unique
+// INSERTs before the query list, and with
+// --auto-generate-sql-unique-write-number=4294967296 that is 5*10^11 draws.
+//
+// The generator is the linear recurrence x[k] = x[k-3] + x[k-31] (mod
+// 2^32) over its ring of 31 words, oldest at front, so x[t] for the window
+// x[0..30] is the combination of the window given by X^t mod
+// P(X) = X^31 - X^28 - 1.
+func (g *GlibcRandom) Skip(a, b uint64) {
+	if a == 0 || b == 0 {
+		return
+	}
+	q := polyPow(polyPow(poly{1: 1}, a), b) // X^(a*b) mod P
+	var window [31]uint32
+	for j := range window {
+		window[j] = g.state[(g.front+j)%31]
+	}
+	var next [31]uint32
+	for i := range next {
+		var v uint32
+		for j, c := range q {
+			v += c * window[j]
+		}
+		next[i] = v
+		q = polyMulX(q)
+	}
+	// The ring moves by a*b (mod 31) slots, front and rear alike.
+	shift := int(mulMod(a, b, 31))
+	g.front = (g.front + shift) % 31
+	g.rear = (g.rear + shift) % 31
+	for j := range next {
+		g.state[(g.front+j)%31] = next[j]
+	}
+}
+
+// poly is a polynomial of degree < 31 with coefficients mod 2^32.
+type poly [31]uint32
+
+// polyMulX is p*X mod P.
+func polyMulX(p poly) poly {
+	var r poly
+	top := p[30]
+	copy(r[1:], p[:30])
+	r[28] += top // X^31 = X^28 + 1
+	r[0] += top
+	return r
+}
+
+func polyMul(a, b poly) poly {
+	var prod [61]uint32
+	for i, x := range a {
+		if x == 0 {
+			continue
+		}
+		for j, y := range b {
+			prod[i+j] += x * y
+		}
+	}
+	for d := 60; d >= 31; d-- {
+		prod[d-3] += prod[d]
+		prod[d-31] += prod[d]
+	}
+	var r poly
+	copy(r[:], prod[:31])
+	return r
+}
+
+func polyPow(base poly, e uint64) poly {
+	result := poly{0: 1}
+	for ; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			result = polyMul(result, base)
+		}
+		base = polyMul(base, base)
+	}
+	return result
+}
+
+func mulMod(a, b, m uint64) uint64 {
+	return (a % m) * (b % m) % m
+}

@@ -34,3 +34,20 @@ func TestGlibcRandomOtherSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestSkip: Skip(a, b) leaves the generator where a*b calls of Next do.
+func TestSkip(t *testing.T) {
+	for _, c := range []struct{ a, b uint64 }{{1, 1}, {1, 30}, {31, 1}, {3, 127}, {1000, 127}, {12345, 7}, {1, 100000}} {
+		want := NewGlibcRandom(1)
+		for range c.a * c.b {
+			want.Next()
+		}
+		got := NewGlibcRandom(1)
+		got.Skip(c.a, c.b)
+		for i := range 100 {
+			if g, w := got.Next(), want.Next(); g != w {
+				t.Fatalf("Skip(%d, %d): draw %d after = %d, want %d", c.a, c.b, i, g, w)
+			}
+		}
+	}
+}

@@ -184,7 +184,7 @@ func TestComparisonFailuresLeaveNothing(t *testing.T) {
 			wantErr: []string{`goslap: sandbox: server binary not found: "no-such-mysqld" is not on $PATH`, "apt-get install"}},
 		{name: "server fails to start", outcomes: 1,
 			sb:      slap.SandboxOptions{Targets: []string{"ok:sandbox", "bad:sandbox,no_such_server_option=1"}},
-			wantErr: []string{"goslap: target bad: sandbox ", "no_such_server_option"}},
+			wantErr: []string{"goslap: target bad: sandbox ", " did not start: ", ": unknown variable 'no_such_server_option=1'"}},
 		{name: "runner error", sb: slap.SandboxOptions{Targets: []string{"x:sandbox"}},
 			wantErr: []string{"goslap: target x: ", "nosuchengine"}},
 	}

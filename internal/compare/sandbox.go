@@ -4,67 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/goslap/goslap/internal/mysqld"
 	"github.com/goslap/goslap/internal/testserver"
 )
 
 // ErrNoBinary reports a sandbox server binary that cannot be found.
-var ErrNoBinary = errors.New("server binary not found")
-
-// serverNames are the executables a tarball directory is searched for.
-var serverNames = []string{"mariadbd", "mysqld"}
+var ErrNoBinary = mysqld.ErrNoServer
 
 // ResolveBinary turns a sandbox binary as given by a person into an
-// executable path: "" means mariadbd or mysqld from $PATH or the usual
-// directories; a bare name is looked up on $PATH and in /usr/sbin and
-// /usr/local/sbin; a directory (an unpacked MySQL or MariaDB tarball) is
-// searched for bin/ or sbin/ mariadbd or mysqld.
+// executable path (mysqld.Find): "" means mariadbd or mysqld from $PATH or
+// the usual directories; a bare name is looked up on $PATH and in /usr/sbin
+// and the like; a directory (an install prefix, an unpacked tarball, an
+// extracted package, a build directory) is searched for its mariadbd or
+// mysqld.
 func ResolveBinary(bin string) (string, error) {
-	if bin == "" {
-		p, err := testserver.FindServer()
-		if err != nil {
-			return "", fmt.Errorf("sandbox: %w: no mariadbd or mysqld on $PATH or in /usr/sbin (install one with: %s, or name one with --sandbox=PATH)", ErrNoBinary, testserver.InstallHint)
-		}
-		return p, nil
-	}
-	if !strings.ContainsRune(bin, '/') {
-		if p, err := exec.LookPath(bin); err == nil {
-			return p, nil
-		}
-		for _, dir := range []string{"/usr/sbin", "/usr/local/sbin"} {
-			if p := filepath.Join(dir, bin); isExecutable(p) {
-				return p, nil
-			}
-		}
-		return "", fmt.Errorf("sandbox: %w: %q is not on $PATH nor in /usr/sbin (install it with: %s, or give its full path)", ErrNoBinary, bin, testserver.InstallHint)
-	}
-	fi, err := os.Stat(bin)
+	p, err := mysqld.Find(bin)
 	if err != nil {
-		return "", fmt.Errorf("sandbox: %w: %s does not exist", ErrNoBinary, bin)
+		return "", fmt.Errorf("sandbox: %w", err)
 	}
-	if fi.IsDir() {
-		for _, sub := range []string{"bin", "sbin", "libexec", "."} {
-			for _, name := range serverNames {
-				if p := filepath.Join(bin, sub, name); isExecutable(p) {
-					return p, nil
-				}
-			}
-		}
-		return "", fmt.Errorf("sandbox: %w: directory %s has no bin/mariadbd, bin/mysqld, sbin/mariadbd or sbin/mysqld", ErrNoBinary, bin)
-	}
-	if !isExecutable(bin) {
-		return "", fmt.Errorf("sandbox: %s is not an executable file", bin)
-	}
-	return bin, nil
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	return p, nil
 }
 
 // Running is a started sandbox.
@@ -89,12 +50,28 @@ func (r *Running) Stop() error {
 // server starts, the starter stops and removes it before returning ctx.Err().
 type SandboxStarter func(ctx context.Context, binary string, options []string, tempDir string) (*Running, error)
 
-// StartSandbox is the real SandboxStarter, built on internal/testserver
-// (MariaDB via mariadb-install-db, MySQL 5.7+/8 via --initialize-insecure).
+// StartSandbox is the real SandboxStarter, built on internal/testserver,
+// which initialises the data directory with the binary itself (MariaDB and
+// MySQL before 5.7.6 via --bootstrap and the system-table SQL found beside
+// the binary, MySQL 5.7.6+ via --initialize-insecure; see internal/mysqld).
 // The sandbox listens on its own Unix socket and a free 127.0.0.1 port,
 // with root and no password; testserver's small defaults (64M buffer pool,
 // no binary log, no performance_schema) apply unless options override them.
 func StartSandbox(ctx context.Context, binary string, options []string, tempDir string) (*Running, error) {
+	return startSandbox(ctx, binary, options, tempDir, nil)
+}
+
+// DescribingStarter is StartSandbox that first tells describe, for each
+// file the server needs (system-table SQL, error messages, character sets,
+// plugins), where it was found — beside the binary or borrowed from the
+// installed server of the same series (goslap -v).
+func DescribingStarter(describe func(binary, line string)) SandboxStarter {
+	return func(ctx context.Context, binary string, options []string, tempDir string) (*Running, error) {
+		return startSandbox(ctx, binary, options, tempDir, func(line string) { describe(binary, line) })
+	}
+}
+
+func startSandbox(ctx context.Context, binary string, options []string, tempDir string, describe func(string)) (*Running, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -104,7 +81,7 @@ func StartSandbox(ctx context.Context, binary string, options []string, tempDir 
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := testserver.Start(testserver.Config{Binary: binary, Options: options, TempDir: tempDir})
+		s, err := testserver.Start(testserver.Config{Binary: binary, Options: options, TempDir: tempDir, Describe: describe})
 		done <- result{s, err}
 	}()
 	var r result
@@ -119,6 +96,15 @@ func StartSandbox(ctx context.Context, binary string, options []string, tempDir 
 		return nil, ctx.Err()
 	}
 	if r.err != nil {
+		var missing *mysqld.MissingError
+		if errors.As(r.err, &missing) { // names the binary already
+			return nil, fmt.Errorf("sandbox: %w", missing)
+		}
+		// The server's own reason, not "exit status 7" and its log.
+		var se *testserver.StartError
+		if errors.As(r.err, &se) && se.ServerError != "" {
+			return nil, fmt.Errorf("sandbox %s did not start: %s", binary, se.ServerError)
+		}
 		return nil, fmt.Errorf("sandbox %s: %w", binary, r.err)
 	}
 	s := r.s

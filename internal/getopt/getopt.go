@@ -51,8 +51,12 @@ const (
 
 // Option describes one option. Exactly one of the pointers matching Var is set.
 type Option struct {
-	Name  string // canonical long name, words separated by '-'
-	Short byte   // short letter, 0 when none
+	// Name is the long name as the program's option table spells it: words
+	// separated by '-', or by '_' where MariaDB's table has them
+	// (plugin_dir), since its messages quote that spelling. Matching treats
+	// the two alike; --help shows '-' (see HelpName).
+	Name  string
+	Short byte // short letter, 0 when none
 	Arg   ArgKind
 	Var   VarKind
 	Help  string // description shown by --help
@@ -73,6 +77,12 @@ type Option struct {
 	// Hook runs after the variable (if any) is set. An error it returns stops
 	// parsing and is returned by Parse unchanged.
 	Hook func(s Setting) error
+
+	// Off, when set, is what --skip-X and --disable-X do instead of storing
+	// the word "0" (my_getopt's rule for strings and numbers): goslap's own
+	// options that take a value are switched off by them. --enable-X then
+	// means the bare option (an error when it requires a value).
+	Off func() error
 }
 
 // Setting is one application of an option, passed to its Hook.
@@ -138,6 +148,9 @@ func (p *Parser) FlagSet() *pflag.FlagSet { return p.flags }
 // Normalize folds '_' to '-', the my_getopt name equivalence.
 func Normalize(name string) string { return strings.ReplaceAll(name, "_", "-") }
 
+// HelpName is the name as my_print_help and my_print_variables show it.
+func HelpName(name string) string { return Normalize(name) }
+
 func (p *Parser) errorf(format string, args ...any) string {
 	return p.Prog + ": " + fmt.Sprintf(format, args...)
 }
@@ -186,6 +199,13 @@ func (p *Parser) Finish() error {
 func (p *Parser) Parse(words []string, fromFile bool) error {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
+		if n, lookalike, _ := leadingDashes(w); lookalike && n > 0 && !fromFile {
+			if fixed, ok := p.dashedWord(w); ok {
+				_, what := lookalikes(w)
+				p.soft(ExitUnknownOption, p.errorf("'%s' starts with %s, not '-': did you mean %s?", w, what, fixed))
+				continue
+			}
+		}
 		switch {
 		case w == "--" && !fromFile:
 			p.Positional = append(p.Positional, words[i+1:]...)
@@ -237,7 +257,7 @@ func (p *Parser) find(name string) (m match, o, last *Option) {
 	var first *Option
 	count := 0
 	for _, c := range p.Options {
-		if c.ExactOnly || !strings.HasPrefix(c.Name, n) {
+		if c.ExactOnly || !strings.HasPrefix(Normalize(c.Name), n) {
 			continue
 		}
 		if first == nil {
@@ -314,13 +334,24 @@ func (p *Parser) long(body string, fromFile bool, next func() (string, bool)) er
 			p.note(fmt.Sprintf("Warning: %s: unknown %s %s", p.Prog, kind, text))
 			return nil
 		}
-		p.soft(code, p.errorf("unknown %s %s", kind, text))
+		lines := []string{p.errorf("unknown %s %s", kind, text)}
+		if fixed, what := lookalikes(body); what != "" && !fromFile {
+			lines = append(lines, p.errorf("'--%s' contains %s: did you mean --%s?", body, what, fixed))
+		}
+		p.soft(code, lines...)
 		return nil
 	}
 	if m == matchPrefix {
 		p.note(fmt.Sprintf("Info: Using unique option prefix '%s' is error-prone and can break in the future. Please use the full name '%s' instead.", name, o.Name))
 	}
 
+	if o.Off != nil && (special == "skip" || special == "disable" || special == "enable") {
+		off := special != "enable"
+		if hasValue && value == "0" {
+			off = !off // --skip-x=0 is a double negation, as for booleans
+		}
+		return p.switchOnOff(o, off, fromFile)
+	}
 	prefixed := false
 	switch special {
 	case "skip", "disable":
@@ -369,6 +400,23 @@ func (p *Parser) long(body string, fromFile bool, next func() (string, bool)) er
 		}
 	}
 	return p.apply(Setting{Opt: o, Value: value, HasValue: hasValue, FromFile: fromFile}, prefixed)
+}
+
+// switchOnOff applies --skip-/--disable-/--enable- to an option with an
+// Off function: off runs it, on is the bare option.
+func (p *Parser) switchOnOff(o *Option, off, fromFile bool) error {
+	if off {
+		if err := o.Off(); err != nil {
+			p.Flush()
+			return err
+		}
+		return nil
+	}
+	if o.Arg == RequiredArg {
+		p.soft(ExitArgumentRequired, p.errorf("option '--%s' requires an argument", o.Name))
+		return nil
+	}
+	return p.apply(Setting{Opt: o, FromFile: fromFile}, false)
 }
 
 // shorts handles a "-abc" cluster; rest are the following words (a required
@@ -422,6 +470,14 @@ func (p *Parser) shorts(w string, rest []string, fromFile bool) (int, error) {
 // prefixed says the value came from skip-/enable-/disable-/autoset-.
 func (p *Parser) apply(s Setting, prefixed bool) error {
 	o := s.Opt
+	if s.HasValue && !s.FromFile {
+		if what, pasted := pastedValue(s.Value); pasted {
+			fixed, _ := lookalikes(s.Value)
+			p.soft(ExitArgumentInvalid, p.errorf("the value of --%s contains %s, as pasted from a web page or document: did you mean --%s=%s?",
+				o.Name, what, o.Name, strings.TrimRight(fixed, " ")))
+			return nil
+		}
+	}
 	switch o.Var {
 	case VarBool:
 		if !s.HasValue {

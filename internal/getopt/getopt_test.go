@@ -47,6 +47,31 @@ func TestParse(t *testing.T) {
 		{args: []string{"--skip-create-schema"}, wantName: "0"},
 		{args: []string{"--auto-generate-sql=maybe"}, wantMsg: "Warning: t: ignoring option '--auto-generate-sql' due to invalid value 'maybe'\n"},
 		{args: []string{"--loose-nope=1"}, wantMsg: "Warning: t: unknown variable 'loose-nope=1'\n"},
+		// Look-alikes pasted from web pages and documents (issue 15 item 8).
+		{args: []string{"\u2013iterations=5"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\u2013iterations=5' starts with an en dash (U+2013), not '-': did you mean --iterations=5?"},
+		{args: []string{"\u2014iterations=5"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\u2014iterations=5' starts with an em dash (U+2014), not '-': did you mean --iterations=5?"},
+		{args: []string{"\u2013-iter=5"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\u2013-iter=5' starts with an en dash (U+2013), not '-': did you mean --iter=5?"},
+		{args: []string{"\u2212i5"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\u2212i5' starts with a minus sign (U+2212), not '-': did you mean -i5?"},
+		{args: []string{"\u2013a"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\u2013a' starts with an en dash (U+2013), not '-': did you mean -a?"},
+		{args: []string{"\uff0d\uff0diterations\uff1d\uff15"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: '\uff0d\uff0diterations\uff1d\uff15' starts with a full-width hyphen-minus (U+FF0D), not '-': did you mean --iterations=5?"},
+		{args: []string{"--iterations\uff1d5"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: unknown option '--iterations\uff1d5'\nt: '--iterations\uff1d5' contains a full-width '=' (U+FF1D): did you mean --iterations=5?"},
+		{args: []string{"--auto-generate-sql\u00a0-v"}, wantCode: ExitUnknownOption,
+			wantMsg: "t: unknown option '--auto-generate-sql\u00a0-v'\nt: '--auto-generate-sql\u00a0-v' contains a no-break space (U+00A0): did you mean --auto-generate-sql -v?"},
+		{args: []string{"--iterations=5\u202f--auto-generate-sql"}, wantCode: ExitArgumentInvalid,
+			wantMsg: "t: the value of --iterations contains a narrow no-break space (U+202F), as pasted from a web page or document: did you mean --iterations=5 --auto-generate-sql?"},
+		{args: []string{"-i", "5\u00a0\u00a0\u2013a"}, wantCode: ExitArgumentInvalid,
+			wantMsg: "t: the value of --iterations contains a no-break space (U+00A0), as pasted from a web page or document: did you mean --iterations=5  -a?"},
+		{args: []string{"--create-schema=s\u00a0"}, wantCode: ExitArgumentInvalid,
+			wantMsg: "t: the value of --create-schema contains a no-break space (U+00A0), as pasted from a web page or document: did you mean --create-schema=s?"},
+		{args: []string{"--create-schema=a\u00a0b"}, wantName: "a\u00a0b"}, // inside a value it may be data
+		{args: []string{"-i", "5", "--", "\u2013x"}, wantIter: 5, wantPos: []string{"\u2013x"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

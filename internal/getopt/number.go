@@ -49,7 +49,15 @@ func (p *Parser) parseUnsigned(name, v string, width int) (uint64, error) {
 				errLine)
 			return 0, errDeferred
 		}
-		n <<= shift // C multiplies without overflow checks; so do we
+		// my_getopt multiplies without an overflow check, so 16E wraps to 0
+		// (and then reads as "unset" or trips a later "at least 1" check);
+		// goslap reports it in the words mariadb-slap uses for a number too
+		// big without a suffix.
+		if n > math.MaxUint64>>shift {
+			p.soft(ExitArgumentInvalid, fmt.Sprintf("Integer value out of range for uint64: '%s' for %s", v, name), errLine)
+			return 0, errDeferred
+		}
+		n <<= shift
 	}
 	if width == 32 && n > math.MaxUint32 {
 		p.note(fmt.Sprintf("Warning: option '%s': unsigned value %d adjusted to %d", name, n, uint64(math.MaxUint32)))

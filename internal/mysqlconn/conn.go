@@ -13,8 +13,10 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -26,17 +28,36 @@ type Conn struct {
 	drv     driver.Conn
 	queryer driver.Queryer
 	execer  driver.Execer
-	net     *socket // the socket, for closing it from outside on abort
+	sock    *socket // the socket, for the wording of connection failures
 }
 
 // Connector opens Conns for one driver configuration.
 type Connector struct {
 	cfg         *mysql.Config
 	initCommand string // --init-command, run after every (re)connect
+	// handshakeTimeout is HandshakeTimeout except in tests.
+	handshakeTimeout time.Duration
 }
 
-// dialSlotKey carries a *Slot through Connect's context into dial.
-type dialSlotKey struct{}
+// dialStateKey carries a *dialState through Connect's context into dial.
+type dialStateKey struct{}
+
+// dialState is one Connect's link to its dial: the slot to record the
+// socket in (may be nil), the handshake time limit, and the socket dialled.
+type dialState struct {
+	slot    *Slot
+	timeout time.Duration
+	sock    *socket
+}
+
+// HandshakeTimeout bounds the connect and the handshake (greeting and
+// authentication) of every connection: the server's own connect_timeout
+// defaults to 10 s too, so a healthy server never takes longer, and a
+// listener that is not a MySQL server (or never speaks) cannot hang goslap.
+// mysqlslap has no option for it; libmariadb's wording on expiry is
+// "Lost connection to server at 'handshake: reading initial communication
+// packet', system error: 110".
+const HandshakeTimeout = 10 * time.Second
 
 // Slot records the socket of a client's current connection and the
 // server's id for it, so an abort can close the socket and KILL the
@@ -63,8 +84,18 @@ func (s *Slot) Break() (serverID uint32) {
 func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 	cfg = cfg.Clone()
 	netw := cfg.Net
+	badHost := bracketedHost(netw, cfg.Addr)
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
+		if badHost != "" {
+			// libmariadb looks "[::1]" up as a name and finds nothing; the
+			// driver would append a second port to the address instead.
+			return nil, &net.DNSError{Name: badHost, Err: "no such host", IsNotFound: true}
+		}
+		st, _ := ctx.Value(dialStateKey{}).(*dialState)
+		if st == nil {
+			st = &dialState{timeout: HandshakeTimeout}
+		}
+		d := net.Dialer{Timeout: st.timeout}
 		c, err := d.DialContext(ctx, netw, addr)
 		if err != nil {
 			return nil, err
@@ -75,8 +106,15 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 				tc.raw = raw
 			}
 		}
-		if slot, ok := ctx.Value(dialSlotKey{}).(*Slot); ok {
-			slot.conn.Store(tc)
+		st.sock = tc
+		if st.slot != nil {
+			st.slot.conn.Store(tc)
+		}
+		// Cleared by Connect once the driver's handshake is done.
+		_ = c.SetDeadline(time.Now().Add(st.timeout))
+		if err := tc.readGreeting(); err != nil {
+			c.Close()
+			return nil, err
 		}
 		return tc, nil
 	}
@@ -84,16 +122,33 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 	if _, err := mysql.NewConnector(cfg); err != nil {
 		return nil, err
 	}
-	return &Connector{cfg: cfg, initCommand: initCommand}, nil
+	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout}, nil
+}
+
+// bracketedHost is the host of a TCP address as the user gave it when it
+// still has brackets ("[::1]" from -h '[::1]', which net.JoinHostPort
+// bracketed again), else "".
+func bracketedHost(network, addr string) string {
+	i := strings.LastIndexByte(addr, ':')
+	if network != "tcp" || i < 0 {
+		return ""
+	}
+	host := addr[:i]
+	// net.JoinHostPort brackets a host that contains a colon: undo that.
+	if inner, ok := strings.CutPrefix(host, "["); ok && strings.HasSuffix(inner, "]") && strings.Contains(inner, ":") {
+		host = inner[:len(inner)-1]
+	}
+	if strings.ContainsAny(host, "[]") {
+		return host
+	}
+	return ""
 }
 
 // Connect opens a connection; slot (may be nil) records its socket. With
 // an init command, a failing init command is a connect error.
 func (c *Connector) Connect(slot *Slot) (*Conn, error) {
-	ctx := context.Background()
-	if slot != nil {
-		ctx = context.WithValue(ctx, dialSlotKey{}, slot)
-	}
+	st := &dialState{slot: slot, timeout: c.handshakeTimeout}
+	ctx := context.WithValue(context.Background(), dialStateKey{}, st)
 	// A Connector of its own per connection: the driver writes to its
 	// Connector's Config during the handshake (TLS=nil when "preferred" TLS
 	// falls back to plaintext), a data race when clients connect at once.
@@ -103,18 +158,23 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 	}
 	drv, err := per.Connect(ctx)
 	if err != nil {
+		var me *mysql.MySQLError
+		if st.sock != nil && !errors.As(err, &me) && !strings.Contains(err.Error(), "tls:") && (st.sock.failure != nil ||
+			errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysql.ErrMalformPkt) ||
+			errors.Is(err, mysql.ErrPktSync) || errors.Is(err, mysql.ErrPktSyncMul)) {
+			// The greeting was fine; the rest of the handshake failed.
+			return nil, lostAt("reading authorization packet", st.sock.failure)
+		}
 		return nil, err
 	}
+	_ = st.sock.SetDeadline(time.Time{})
 	q, ok := drv.(driver.Queryer)
 	e, ok2 := drv.(driver.Execer)
 	if !ok || !ok2 {
 		drv.Close()
 		return nil, errors.New("the MySQL driver does not implement driver.Queryer and driver.Execer")
 	}
-	dc := &Conn{drv: drv, queryer: q, execer: e}
-	if slot != nil {
-		dc.net = slot.conn.Load()
-	}
+	dc := &Conn{drv: drv, queryer: q, execer: e, sock: st.sock}
 	if c.initCommand != "" {
 		if err := dc.Exec(c.initCommand); err != nil {
 			dc.Close()
@@ -136,12 +196,16 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 // them away: 6 allocations per key SELECT against Exec's one.
 func (c *Conn) Exec(stmt string) error {
 	_, err := c.execer.Exec(stmt, nil)
-	return err
+	if err != nil {
+		return connectionFailure(err, c.sock)
+	}
+	return nil
 }
 
 // QueryStrings runs a query and returns the first column of every row of
 // its first result set as strings (the key list, schema inspection).
-func (c *Conn) QueryStrings(stmt string) ([]string, error) {
+func (c *Conn) QueryStrings(stmt string) (_ []string, err error) {
+	defer func() { err = connectionFailure(err, c.sock) }()
 	rows, err := c.queryer.Query(stmt, nil)
 	if err != nil {
 		return nil, err
@@ -174,7 +238,8 @@ func (c *Conn) QueryStrings(stmt string) ([]string, error) {
 // Query runs a text-protocol query and returns every row of its first
 // result set, NULL as nil. For small results read outside the timed path
 // (TPC-C's reads go through prepared statements instead).
-func (c *Conn) Query(stmt string) ([][][]byte, error) {
+func (c *Conn) Query(stmt string) (_ [][][]byte, err error) {
+	defer func() { err = connectionFailure(err, c.sock) }()
 	rows, err := c.queryer.Query(stmt, nil)
 	if err != nil {
 		return nil, err
@@ -230,6 +295,7 @@ type Stmt struct {
 	qc driver.StmtQueryContext
 	// dest is Drain's row buffer, kept between executions.
 	dest []driver.Value
+	sock *socket // the connection's socket, for the wording of failures
 }
 
 // Prepare prepares stmt on the server (binary protocol). Prepare statements
@@ -237,7 +303,7 @@ type Stmt struct {
 func (c *Conn) Prepare(stmt string) (*Stmt, error) {
 	st, err := c.drv.Prepare(stmt)
 	if err != nil {
-		return nil, err
+		return nil, connectionFailure(err, c.sock)
 	}
 	ex, ok := st.(driver.StmtExecContext)
 	qc, ok2 := st.(driver.StmtQueryContext)
@@ -245,27 +311,31 @@ func (c *Conn) Prepare(stmt string) (*Stmt, error) {
 		st.Close()
 		return nil, errors.New("the MySQL driver's statements do not implement the context interfaces")
 	}
-	return &Stmt{st: st, ex: ex, qc: qc}, nil
+	return &Stmt{st: st, ex: ex, qc: qc, sock: c.sock}, nil
 }
 
 // Exec executes the statement with args and drains its results. args is
 // reused by the caller between calls to avoid an allocation per execution.
 func (s *Stmt) Exec(args []driver.NamedValue) error {
 	_, err := s.ex.ExecContext(context.Background(), args)
-	return err
+	if err != nil {
+		return connectionFailure(err, s.sock)
+	}
+	return nil
 }
 
 // ExecAffected is Exec returning the number of rows changed.
 func (s *Stmt) ExecAffected(args []driver.NamedValue) (int64, error) {
 	res, err := s.ex.ExecContext(context.Background(), args)
 	if err != nil {
-		return 0, err
+		return 0, connectionFailure(err, s.sock)
 	}
 	return res.RowsAffected()
 }
 
 // Query executes the statement and returns all rows of its result.
-func (s *Stmt) Query(args []driver.NamedValue) ([][][]byte, error) {
+func (s *Stmt) Query(args []driver.NamedValue) (_ [][][]byte, err error) {
+	defer func() { err = connectionFailure(err, s.sock) }()
 	rows, err := s.qc.QueryContext(context.Background(), args)
 	if err != nil {
 		return nil, err
@@ -275,7 +345,8 @@ func (s *Stmt) Query(args []driver.NamedValue) ([][][]byte, error) {
 
 // Drain executes the statement and reads its rows without keeping them
 // (OLTP's SELECTs: the result must be read, its values are not needed).
-func (s *Stmt) Drain(args []driver.NamedValue) error {
+func (s *Stmt) Drain(args []driver.NamedValue) (err error) {
+	defer func() { err = connectionFailure(err, s.sock) }()
 	rows, err := s.qc.QueryContext(context.Background(), args)
 	if err != nil {
 		return err
@@ -302,7 +373,7 @@ func (s *Stmt) Close() error { return s.st.Close() }
 func (c *Conn) ExecResult(stmt string) (int64, error) {
 	res, err := c.execer.Exec(stmt, nil)
 	if err != nil {
-		return 0, err
+		return 0, connectionFailure(err, c.sock)
 	}
 	return res.RowsAffected()
 }

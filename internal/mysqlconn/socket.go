@@ -6,9 +6,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // socket is the client's socket. It remembers the connection id the
@@ -27,8 +30,19 @@ import (
 // calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write).
 type socket struct {
 	net.Conn
-	id     atomic.Uint32
-	sniffd bool // only touched by the connection's own goroutine
+	id atomic.Uint32
+
+	// greeting is the server's handshake packet, read and checked by
+	// readGreeting before the driver sees anything; Read serves it first.
+	greeting []byte
+
+	// The last failure of a read or write, and after a failed write the
+	// error packet the server sent before closing (nil if none): the driver
+	// reports both as "invalid connection", Conn words them as the client
+	// library does. Only touched by the connection's own goroutine.
+	failedOp  string // "read" or "write"
+	failure   error
+	serverErr *mysql.MySQLError
 
 	rbuf []byte // read-ahead buffer, nil until a result outgrew a read
 	r, w int    // unread bytes are rbuf[r:w]
@@ -40,6 +54,11 @@ type socket struct {
 const readAhead = 16 << 10
 
 func (t *socket) Read(b []byte) (int, error) {
+	if len(t.greeting) > 0 {
+		n := copy(b, t.greeting)
+		t.greeting = t.greeting[n:]
+		return n, nil
+	}
 	if t.r < t.w {
 		n := copy(b, t.rbuf[t.r:t.w])
 		t.r += n
@@ -47,10 +66,6 @@ func (t *socket) Read(b []byte) (int, error) {
 	}
 	if t.rbuf == nil || len(b) >= len(t.rbuf) {
 		n, err := t.sysRead(b)
-		if !t.sniffd && n > 0 {
-			t.sniffd = true
-			t.id.Store(handshakeConnID(b[:n]))
-		}
 		if n == len(b) && n >= 4096 && t.rbuf == nil {
 			t.rbuf = make([]byte, readAhead)
 		}
@@ -83,9 +98,103 @@ func handshakeConnID(p []byte) uint32 {
 	return binary.LittleEndian.Uint32(rest[nul+1 : nul+5])
 }
 
+// maxGreeting bounds the handshake packet: a real one is about 100 bytes
+// (version string, scramble, plugin name); anything longer is not a MySQL
+// server talking, and waiting for megabytes of it would hang.
+const maxGreeting = 4096
+
+// readGreeting reads the server's first packet and checks that it is a
+// protocol-10 handshake (or an error packet such as "Too many connections",
+// which the driver reports), before the driver sees it: the driver trusts
+// the first three bytes as a length, so an SSH banner, an HTTP reply or a
+// silent listener would make it wait for good. The caller bounds the wait
+// with a deadline. Errors are the client library's (see lostAt).
+func (t *socket) readGreeting() error {
+	const phase = "handshake: reading initial communication packet"
+	var hdr [4]byte
+	if err := t.readFull(hdr[:]); err != nil {
+		return lostAt(phase, err)
+	}
+	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+	if hdr[3] != 0 || n == 0 || n > maxGreeting {
+		// libmariadb drops a first packet out of sequence or of absurd size.
+		return lostAt(phase, syscall.EAGAIN)
+	}
+	p := make([]byte, 4+n)
+	copy(p, hdr[:])
+	if err := t.readFull(p[4:]); err != nil {
+		return lostAt(phase, err)
+	}
+	if v := p[4]; v != 0xff && v != 10 {
+		return clientError(crVersionError, "Protocol mismatch. Server Version = "+strconv.Itoa(int(v))+" Client Version = 10")
+	}
+	t.greeting = p
+	t.id.Store(handshakeConnID(p))
+	return nil
+}
+
+func (t *socket) readFull(b []byte) error {
+	for len(b) > 0 {
+		n, err := t.sysRead(b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// noteFailure records a failed read or write for Conn's error wording.
+// After a failed write it also picks up the error packet the server sent
+// before it closed the connection (a statement over max_allowed_packet):
+// the driver never reads it once its write failed.
+func (t *socket) noteFailure(op string, err error) {
+	t.failedOp, t.failure = op, err
+	if op != "write" || t.raw == nil {
+		return
+	}
+	var buf [1024]byte
+	n := 0
+	_ = t.raw.Control(func(fd uintptr) {
+		n, _, _ = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_DONTWAIT)
+	})
+	if n > 0 {
+		t.serverErr = parseErrorPacket(buf[:n])
+	}
+}
+
+// parseErrorPacket decodes a complete ERR packet (header, 0xff, code,
+// '#' and SQL state, message), nil if p is not one.
+func parseErrorPacket(p []byte) *mysql.MySQLError {
+	if len(p) < 7 || p[4] != 0xff {
+		return nil
+	}
+	n := int(p[0]) | int(p[1])<<8 | int(p[2])<<16
+	if len(p) < 4+n || n < 3 {
+		return nil
+	}
+	body := p[5 : 4+n]
+	e := &mysql.MySQLError{Number: binary.LittleEndian.Uint16(body)}
+	msg := body[2:]
+	if len(msg) >= 6 && msg[0] == '#' {
+		copy(e.SQLState[:], msg[1:6])
+		msg = msg[6:]
+	}
+	e.Message = string(msg)
+	return e
+}
+
 // sysRead reads from the socket with a raw read(2) when the connection has
 // a RawConn: see Write.
 func (t *socket) sysRead(b []byte) (int, error) {
+	n, err := t.rawRead(b)
+	if err != nil {
+		t.noteFailure("read", err)
+	}
+	return n, err
+}
+
+func (t *socket) rawRead(b []byte) (int, error) {
 	if t.raw == nil || len(b) == 0 {
 		return t.Conn.Read(b)
 	}
@@ -131,6 +240,14 @@ func (t *socket) sysRead(b []byte) (int, error) {
 // (hand-off, futex wake of another thread) and never backs off its 20 µs
 // polling: 12 % of goslap's CPU under the write load was sysmon alone.
 func (t *socket) Write(b []byte) (int, error) {
+	n, err := t.rawWrite(b)
+	if err != nil {
+		t.noteFailure("write", err)
+	}
+	return n, err
+}
+
+func (t *socket) rawWrite(b []byte) (int, error) {
 	if t.raw == nil {
 		return t.Conn.Write(b)
 	}

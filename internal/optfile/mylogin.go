@@ -66,7 +66,7 @@ func (r *Reader) ReadLoginFile(path string) ([]string, error) {
 	}
 	var words []string
 	// Options before a group header are rejected as in any option file.
-	if err := r.parse(path, plain, maxIncludeDepth, &words); err != nil {
+	if err := r.parse(path, plain, loginFileDepth, &words); err != nil {
 		return nil, err
 	}
 	return words, nil

@@ -4,8 +4,8 @@
 package optfile
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,11 +13,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // maxIncludeDepth bounds !include recursion, as my_default.c does, so that a
 // file including itself terminates.
 const maxIncludeDepth = 10
+
+// loginFileDepth is the depth a login file is parsed at: its '!' lines are
+// skipped without a word (MySQL's login files hold no directives).
+const loginFileDepth = -1
 
 // Error is a fatal option-file problem. Msg holds complete lines, without the
 // final newline, exactly as mariadb-slap prints them; the exit status is 1.
@@ -35,6 +40,9 @@ type Reader struct {
 	Stderr io.Writer
 	// FS, when set, replaces the real file system (tests, fuzzing).
 	FS fs.FS
+	// Prog starts the line of an unreadable !includedir, as my_error's
+	// program-name prefix does ("goslap" when empty).
+	Prog string
 
 	wanted map[string]bool
 }
@@ -55,7 +63,9 @@ func (r *Reader) init() {
 	if r.wanted == nil {
 		r.wanted = map[string]bool{}
 		for _, g := range r.Groups {
-			r.wanted[g] = true
+			// my_default.c compares group names with find_type, which
+			// ignores case: [Client] and [MYSQLSLAP] are read.
+			r.wanted[strings.ToLower(g)] = true
 		}
 	}
 }
@@ -136,30 +146,41 @@ const (
 
 func (r *Reader) parse(path string, data []byte, depth int, words *[]string) error {
 	state := noGroupYet
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line := 0
-	for sc.Scan() {
+	for len(data) > 0 {
+		// raw keeps the line's newline: the directive checks of my_default.c
+		// treat a final line without one differently (see directive).
+		raw := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i+1], data[i+1:]
+		} else {
+			data = nil
+		}
 		line++
-		text := strings.TrimLeft(sc.Text(), " \t\r\n\v\f")
+		text := strings.TrimLeft(string(raw), spaceChars)
 		if text == "" || text[0] == '#' || text[0] == ';' {
 			continue
 		}
 		if text[0] == '!' {
-			if err := r.directive(text, depth, words); err != nil {
+			if depth == loginFileDepth {
+				continue
+			}
+			if err := r.directive(text, path, line, depth, words); err != nil {
 				return err
 			}
 			continue
 		}
+		text = strings.TrimRight(text, "\n")
 		if text[0] == '[' {
 			end := strings.IndexByte(text, ']')
 			if end < 0 {
 				return &Error{Msg: fmt.Sprintf("error: Wrong group definition in config file: %s at line %d\n%s", path, line, fatalLine)}
 			}
-			// Not trimmed: mariadb-slap does not read "[ client ]" as [client].
-			name := text[1:end]
+			// Trailing blanks are cut ("[client ]" is [client]), leading ones
+			// are not: mariadb-slap does not read "[ client ]" as [client].
+			name := strings.TrimRight(text[1:end], spaceChars)
 			state = unwantedGroup
-			if r.wanted[name] {
+			if r.wanted[strings.ToLower(name)] {
 				state = wantedGroup
 			}
 			continue
@@ -177,35 +198,91 @@ func (r *Reader) parse(path string, data []byte, depth int, words *[]string) err
 	return nil
 }
 
-// directive handles !include FILE and !includedir DIR; anything else is ignored.
-func (r *Reader) directive(text string, depth int, words *[]string) error {
+// spaceChars are the bytes my_isspace accepts in latin1.
+const spaceChars = " \t\r\n\v\f"
+
+func isSpace(c byte) bool { return strings.IndexByte(spaceChars, c) >= 0 }
+
+// cutEnd is my_default.c's trailing-blank cut: it assumes the text ends in
+// the newline fgets kept, so it drops the last byte and the blanks before
+// it. On a final line without a newline that byte is the last real one
+// ("!include /a.cnf" at the end of a file names /a.cn), as in mariadb-slap.
+// ok is false when nothing is left.
+func cutEnd(s string) (string, bool) {
+	k := len(s) - 1
+	for k >= 1 && isSpace(s[k-1]) {
+		k--
+	}
+	if k <= 0 {
+		return "", false
+	}
+	return s[:k], true
+}
+
+// directive handles a line starting with '!' (text keeps its newline):
+// "!include FILE" and "!includedir DIR" (the keyword followed by a blank),
+// anything else is ignored. As in my_default.c, a directive in a file at the
+// maximum include depth is skipped with a warning (an include loop ends
+// there), a keyword without an argument is fatal, and so is a directory
+// that cannot be read; a missing !include file is skipped.
+func (r *Reader) directive(text, path string, line, depth int, words *[]string) error {
 	if depth >= maxIncludeDepth {
+		shown, _ := cutEnd(text)
+		fmt.Fprintf(r.Stderr, "Warning: skipping '%s' directive as maximum includerecursion level was reached in file %s at line %d\n",
+			shown, path, line)
 		return nil
 	}
-	keyword, arg, _ := strings.Cut(text[1:], " ")
-	if k, a, ok := strings.Cut(text[1:], "\t"); ok && len(k) < len(keyword) {
-		keyword, arg = k, a
-	}
-	arg = strings.TrimSpace(arg)
-	if arg == "" {
-		return nil
-	}
-	switch keyword {
-	case "include":
-		_, err := r.read(arg, depth+1, words)
-		return err
-	case "includedir":
+	p := strings.TrimLeft(text[1:], spaceChars)
+	for _, keyword := range []string{"includedir", "include"} {
+		if !strings.HasPrefix(p, keyword) || len(p) == len(keyword) || !isSpace(p[len(keyword)]) {
+			continue
+		}
+		arg, ok := cutEnd(strings.TrimLeft(p[len(keyword):], spaceChars))
+		if !ok {
+			return &Error{Msg: fmt.Sprintf("error: Wrong '!%s' directive in config file: %s at line %d\n%s", keyword, path, line, fatalLine)}
+		}
+		if keyword == "include" {
+			_, err := r.read(arg, depth+1, words)
+			return err
+		}
 		files, err := r.readDir(arg)
 		if err != nil {
-			return nil // an unreadable directory is skipped, as by my_default.c
+			return &Error{Msg: r.dirError(arg, err) + "\n" + fatalLine}
 		}
 		for _, f := range files {
 			if _, err := r.read(f, depth+1, words); err != nil {
 				return err
 			}
 		}
+		return nil
 	}
 	return nil
+}
+
+// dirError is my_dir's EE_DIR message with strerror's wording, starting
+// with the BEL that my_message_stderr writes for ME_BELL errors.
+func (r *Reader) dirError(dir string, err error) string {
+	prog := r.Prog
+	if prog == "" {
+		prog = "goslap"
+	}
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			errno = syscall.ENOENT
+		case errors.Is(err, fs.ErrPermission):
+			errno = syscall.EACCES
+		default:
+			errno = syscall.EIO
+		}
+	}
+	msg := errno.Error()
+	if msg != "" {
+		// Go's errno texts are glibc's with a lower-case first letter.
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	return fmt.Sprintf("\a%s: Can't read dir of '%s' (Errcode: %d \"%s\")", prog, dir, int(errno), msg)
 }
 
 // optionWord turns "name [= value] [# comment]" into "--name[=value]".

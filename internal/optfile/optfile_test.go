@@ -18,6 +18,8 @@ func TestReadFile(t *testing.T) {
 		files   map[string]string
 		want    []string
 		wantErr string
+		// wantStderr is the exact warning text (mariadb-slap 10.11's).
+		wantStderr string
 	}{
 		{name: "groups and comments", files: map[string]string{"a.cnf": "# c\n; c\n[mysqld]\nx=1\n[client]\n  port = 3307  \nsilent\n[goslap]\nv=1\n"},
 			want: []string{"--port=3307", "--silent", "--v=1"}},
@@ -29,8 +31,24 @@ func TestReadFile(t *testing.T) {
 			"a.cnf":   "[client]\na=1\n!include /inc.cnf\n!includedir /d\n!include /missing.cnf\nb=2\n",
 			"inc.cnf": "[client]\ninc=1\n", "d/2.cnf": "[client]\nd2=1\n", "d/1.cnf": "[client]\nd1=1\n", "d/x.txt": "[client]\nno=1\n"},
 			want: []string{"--a=1", "--inc=1", "--d1=1", "--d2=1", "--b=2"}},
-		{name: "self include terminates", files: map[string]string{"a.cnf": "[client]\na=1\n!include /a.cnf\n"},
-			want: []string{"--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1"}},
+		{name: "self include terminates with mariadb-slap's warning", files: map[string]string{"a.cnf": "[client]\na=1\n!include  /a.cnf \n"},
+			want:       []string{"--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1", "--a=1"},
+			wantStderr: "Warning: skipping '!include  /a.cnf' directive as maximum includerecursion level was reached in file /a.cnf at line 3\n"},
+		{name: "includedir loop warns once", files: map[string]string{"a.cnf": "[client]\n!includedir /d\n", "d/x.cnf": "[client]\nx=1\n!includedir /d\n"},
+			want:       []string{"--x=1", "--x=1", "--x=1", "--x=1", "--x=1", "--x=1", "--x=1", "--x=1", "--x=1", "--x=1"},
+			wantStderr: "Warning: skipping '!includedir /d' directive as maximum includerecursion level was reached in file /d/x.cnf at line 3\n"},
+		{name: "group names ignore case and trailing blanks", files: map[string]string{"a.cnf": "[Client]\na=1\n[MYSQLSLAP]\nb=2\n[MariaDB-Slap]\nc=3\n[client \t]\nd=4\n[mysqld]\nno=1\n"},
+			want: []string{"--a=1", "--b=2", "--c=3", "--d=4"}},
+		{name: "bare include is fatal", files: map[string]string{"a.cnf": "[client]\na=1\n  !include   \n"},
+			wantErr: "error: Wrong '!include' directive in config file: /a.cnf at line 3\nFatal error in defaults handling. Program aborted"},
+		{name: "bare includedir is fatal", files: map[string]string{"a.cnf": "[client]\n! includedir\n"},
+			wantErr: "error: Wrong '!includedir' directive in config file: /a.cnf at line 2\nFatal error in defaults handling. Program aborted"},
+		{name: "missing includedir is fatal", files: map[string]string{"a.cnf": "[client]\n!includedir /none\n"},
+			wantErr: "\agoslap: Can't read dir of '/none' (Errcode: 2 \"No such file or directory\")\nFatal error in defaults handling. Program aborted"},
+		{name: "keyword without blank and unknown directives are ignored", files: map[string]string{"a.cnf": "[client]\n!foo\n!includex /none\na=1\n!include"},
+			want: []string{"--a=1"}},
+		{name: "final line without newline loses its last byte", files: map[string]string{"a.cnf": "[client]\n!include /inc.cnfX", "inc.cnf": "[client]\ninc=1\n"},
+			want: []string{"--inc=1"}},
 		{name: "option before group", files: map[string]string{"a.cnf": "x=1\n"},
 			wantErr: "error: Found option without preceding group in config file: /a.cnf at line: 1\nFatal error in defaults handling. Program aborted"},
 		{name: "bad group", files: map[string]string{"a.cnf": "\n[client\n"},
@@ -42,8 +60,12 @@ func TestReadFile(t *testing.T) {
 			for n, text := range tc.files {
 				fsys[n] = &fstest.MapFile{Data: []byte(text), Mode: 0o644}
 			}
-			r := &Reader{Groups: clientGroups, Stderr: &bytes.Buffer{}, FS: fsys}
+			var stderr bytes.Buffer
+			r := &Reader{Groups: clientGroups, Stderr: &stderr, FS: fsys}
 			got, err := r.ReadFile("/a.cnf", true)
+			if stderr.String() != tc.wantStderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.wantStderr)
+			}
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)

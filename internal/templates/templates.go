@@ -13,9 +13,11 @@ package templates
 import (
 	"fmt"
 	"math/rand"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/brianvoe/gofakeit/v6"
 )
@@ -141,6 +143,9 @@ func Parse(text string) (*Template, error) {
 			i = end
 			continue
 		}
+		if name == "template" {
+			return nil, fmt.Errorf("template function {template} cannot be checked before the run (its Go template can call any generator at any size); use placeholders directly")
+		}
 		if unseeded[name] {
 			return nil, fmt.Errorf("template function {%s} cannot be reproduced from --seed (gofakeit draws it from its global source); use {date} or {number:...}", name)
 		}
@@ -149,6 +154,9 @@ func Parse(text string) (*Template, error) {
 			return nil, fmt.Errorf("unknown template function {%s} in %q (see gofakeit's function list)", name, text)
 		}
 		mp, err := buildParams(info, params)
+		if err == nil {
+			err = checkParams(name, mp)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("template {%s}: %v", text[i+1:end], err)
 		}
@@ -203,6 +211,114 @@ func buildParams(info *gofakeit.Info, params string) (*gofakeit.MapParams, error
 	return mp, nil
 }
 
+// maxSize bounds what one placeholder may ask gofakeit to generate: the
+// product of its size parameters (characters, words x sentences x
+// paragraphs, rows, pixels). A million is far beyond any column value a
+// benchmark needs and renders in milliseconds; {lettern:99999999999}
+// would exhaust the memory before the first statement was sent.
+const maxSize = 1 << 20
+
+// sizeParams are the gofakeit parameters (v6) that say how much to make.
+var sizeParams = []string{"count", "rowcount", "paragraphcount", "sentencecount", "wordcount",
+	"length", "numdice", "width", "height"}
+
+// checkParams rejects parameters on which gofakeit would run out of
+// memory, panic, or return its error message as the value (which would
+// then be sent as data): sizes out of range, and a {regex} Go's RE2
+// syntax refuses or whose longest match is beyond gofakeit's generator
+// limit (100 bytes per pattern byte; beyond it gofakeit returns "Length
+// limit reached when generating output").
+func checkParams(name string, mp *gofakeit.MapParams) error {
+	if mp == nil {
+		return nil
+	}
+	product := int64(1)
+	for _, field := range sizeParams {
+		for _, v := range mp.Get(field) {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				continue // not a number: gofakeit's own check reports it
+			}
+			if n < 0 || n > maxSize {
+				return fmt.Errorf("%s=%d is out of range (0 to %d)", field, n, maxSize)
+			}
+			if product *= max(n, 1); product > maxSize {
+				return fmt.Errorf("asks for %s generated units in all, more than %d", strconv.FormatInt(product, 10), maxSize)
+			}
+		}
+	}
+	if name == "generate" {
+		// Its text is itself a template: check its placeholders the same way.
+		for _, text := range mp.Get("str") {
+			if _, err := Parse(text); err != nil {
+				return err
+			}
+		}
+	}
+	if name == "regex" {
+		for _, pattern := range mp.Get("str") {
+			re, err := syntax.Parse(pattern, syntax.Perl)
+			if err != nil {
+				return fmt.Errorf("invalid regular expression: %v", err)
+			}
+			if n, limit := regexMaxLen(re), 100*len(pattern); n >= limit {
+				return fmt.Errorf("matches up to %d bytes, beyond gofakeit's limit of %d for this pattern (100 per pattern byte)", n, limit)
+			}
+		}
+	}
+	return nil
+}
+
+// regexMaxLen is the longest text gofakeit's regex generator (v6) can
+// produce for re: it repeats *, + and unbounded {n,} at most 10 times
+// and a bounded {n,m} at most max(n, min(m, 10)) times.
+func regexMaxLen(re *syntax.Regexp) int {
+	sum := func() int {
+		n := 0
+		for _, s := range re.Sub {
+			n += regexMaxLen(s)
+		}
+		return n
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass:
+		// A class reaching U+10FFFF (a negated one) draws from ASCII.
+		top := rune(0)
+		for _, r := range re.Rune {
+			top = max(top, r)
+		}
+		if top == utf8.MaxRune {
+			return 1
+		}
+		return utf8.RuneLen(top)
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1 // gofakeit draws from ASCII
+	case syntax.OpCapture, syntax.OpQuest, syntax.OpConcat:
+		return sum()
+	case syntax.OpStar, syntax.OpPlus:
+		return 10 * sum()
+	case syntax.OpRepeat:
+		reps := re.Min
+		if m := min(re.Max, 10); m > reps {
+			reps = m
+		}
+		return reps * sum()
+	case syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			n = max(n, regexMaxLen(s))
+		}
+		return n
+	}
+	return 0
+}
+
 // splitParams splits on commas outside [brackets] and trims spaces.
 func splitParams(s string) []string {
 	var out []string
@@ -223,14 +339,16 @@ func splitParams(s string) []string {
 	return append(out, strings.TrimSpace(s[start:]))
 }
 
-// Static reports a statement without placeholders (render it once).
+// Static reports a statement that renders to exactly its text: no
+// placeholder and no "{{" (which renders as "{"), so it can be sent as
+// written.
 func (t *Template) Static() bool {
 	for _, p := range t.parts {
 		if p.name != "" {
 			return false
 		}
 	}
-	return true
+	return len(t.parts) == 0 || len(t.parts) == 1 && t.parts[0].lit == t.text
 }
 
 // Text is the statement as written.
@@ -257,7 +375,7 @@ func (t *Template) AppendErr(dst []byte, r *rand.Rand) ([]byte, error) {
 			dst = p.own(dst, r)
 			continue
 		}
-		v, err := p.info.Generate(r, p.params, p.info)
+		v, err := generate(p, r)
 		if err != nil {
 			if first == nil {
 				first = fmt.Errorf("template {%s}: %v", p.name, err)
@@ -268,6 +386,17 @@ func (t *Template) AppendErr(dst []byte, r *rand.Rand) ([]byte, error) {
 		dst = appendValue(dst, v)
 	}
 	return dst, first
+}
+
+// generate calls the gofakeit function of p; a panic inside gofakeit (a
+// case checkParams does not foresee) becomes an error, not a crash.
+func generate(p *part, r *rand.Rand) (v any, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = fmt.Errorf("%v", x)
+		}
+	}()
+	return p.info.Generate(r, p.params, p.info)
 }
 
 // Render is Append into a new string (for --only-print and hooks).

@@ -73,8 +73,8 @@ func TestParse(t *testing.T) {
 		wantErr string
 	}{
 		{in: "select 1", static: true},
-		{in: `select '{"a": 1}'`, static: true}, // JSON stays literal
-		{in: "select '{{firstname}'", static: true},
+		{in: `select '{"a": 1}'`, static: true},      // JSON stays literal
+		{in: "select '{{firstname}'", static: false}, // renders "{": not sent as written
 		{in: "select {nosuchfunction}", wantErr: "unknown template function {nosuchfunction}"},
 		{in: "select {uuid:3}", wantErr: "takes no parameters"},
 		{in: "select {person}", wantErr: "cannot be reproduced"},
@@ -142,5 +142,72 @@ func BenchmarkRenderPointRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = tmpl.Append(buf[:0], r)
+	}
+}
+
+// TestParseRejectsBadParameters: parameters on which gofakeit would run
+// out of memory, panic or hand back its error text as the value (sent to
+// the server as data) are refused when the statement is parsed.
+func TestParseRejectsBadParameters(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"SELECT '{lettern:99999999999}'", "count=99999999999 is out of range"},
+		{"SELECT '{digitn:2000000}'", "count=2000000 is out of range"},
+		{"SELECT '{sentence:-1}'", "wordcount=-1 is out of range"},
+		{"SELECT '{paragraph:1000,1000,1000}'", "more than 1048576"},
+		{"SELECT '{imagepng:100000,100000}'", "more than 1048576"},
+		{"SELECT '{imagejpeg:5000,5000}'", "more than 1048576"},
+		{"SELECT '{password:true,true,true,true,false,99999999}'", "length=99999999 is out of range"},
+		{"SELECT '{regex:(}'", "invalid regular expression"},
+		{"SELECT '{regex:a{1000000}}'", "invalid regular expression"},
+		{"SELECT '{regex:a{999}b{999}}'", "beyond gofakeit's limit"},
+		{"SELECT '{regex:((a+)+)+}'", "beyond gofakeit's limit"},
+		{"SELECT '{generate:{lettern:99999999999}}'", "count=99999999999 is out of range"},
+		{"SELECT '{generate:x {regex:(}}'", "invalid regular expression"},
+		{"SELECT '{template:{{LetterN 99999999999}}}'", "cannot be checked before the run"},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.text)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error with %q", tc.text, err, tc.want)
+		}
+	}
+	// Near the limits, values are generated as asked.
+	for text, wantLen := range map[string]int{"{lettern:1048576}": 1 << 20, "{regex:[a-z]{999}}": 999, "{regex:x{10,}}": 10} {
+		tmpl, err := Parse(text)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", text, err)
+			continue
+		}
+		if got := len(tmpl.Render(NewSource(1, 0))); got != wantLen {
+			t.Errorf("%s rendered %d bytes, want %d", text, got, wantLen)
+		}
+	}
+}
+
+// TestDoubleBraceIsAlwaysLiteral: "{{" renders as "{" whether or not the
+// statement has a placeholder, so such a statement is not Static (sent as
+// written) but rendered.
+func TestDoubleBraceIsAlwaysLiteral(t *testing.T) {
+	tests := []struct {
+		text, want string
+		static     bool
+	}{
+		{"SELECT '{{x}'", "SELECT '{x}'", false},
+		{"SELECT '{{x}', {number:7,7}", "SELECT '{x}', 7", false},
+		{"SELECT '{\"a\": 1}'", "SELECT '{\"a\": 1}'", true},
+		{"SELECT 1", "SELECT 1", true},
+		{"", "", true},
+	}
+	for _, tc := range tests {
+		tmpl, err := Parse(tc.text)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.text, err)
+		}
+		if got := tmpl.Render(NewSource(1, 0)); got != tc.want {
+			t.Errorf("Render(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+		if tmpl.Static() != tc.static {
+			t.Errorf("Static(%q) = %v, want %v", tc.text, tmpl.Static(), tc.static)
+		}
 	}
 }

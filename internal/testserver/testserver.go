@@ -6,8 +6,6 @@
 package testserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,22 +22,20 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/goslap/goslap/internal/mysqld"
 )
 
 // ErrNoServerBinary reports that neither mariadbd nor mysqld could be found.
-var ErrNoServerBinary = errors.New("no MariaDB or MySQL server binary (mariadbd, mysqld) found")
+var ErrNoServerBinary = mysqld.ErrNoServer
 
 // InstallHint tells a person how to get a server on Debian/Ubuntu.
-const InstallHint = "apt-get install -y mariadb-server mariadb-client"
-
-// searchDirs are looked at after $PATH: Debian keeps the server in /usr/sbin,
-// which is not on a normal user's PATH, and tarball installs use /usr/local/mysql.
-var searchDirs = []string{"/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/local/mariadb/bin", "/usr/bin"}
+const InstallHint = mysqld.InstallHint
 
 // Config says how to start a server. The zero value is usable.
 type Config struct {
-	// Binary is the server executable (mariadbd or mysqld); empty means search
-	// $PATH and the usual directories (FindServer).
+	// Binary is the server executable (mariadbd or mysqld) or a directory
+	// holding one (see mysqld.Find); empty means search $PATH and the usual
+	// directories (FindServer).
 	Binary string
 	// MaxConnections is the server's --max-connections (default 1200, enough
 	// for tests that run hundreds of clients).
@@ -54,6 +51,10 @@ type Config struct {
 	// KeepDir leaves the directory (data and error log) behind on Stop, for
 	// debugging a failed run.
 	KeepDir bool
+	// Describe, if set, is given one line per file the server was found to
+	// need and where it came from (mysqld.Layout.Describe), before the data
+	// directory is initialised.
+	Describe func(line string)
 }
 
 // Server is a running server. All fields are read-only.
@@ -66,6 +67,7 @@ type Server struct {
 	Socket  string // Unix socket path
 	Port    int    // TCP port on 127.0.0.1
 	LogFile string // the server's error log
+	Layout  *mysqld.Layout
 
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when the server process has exited
@@ -77,27 +79,7 @@ type Server struct {
 
 // FindServer returns the path of mariadbd or mysqld, looking in $PATH first
 // and then in the directories distributions and tarballs install them to.
-func FindServer() (string, error) {
-	for _, name := range []string{"mariadbd", "mysqld"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	for _, dir := range searchDirs {
-		for _, name := range []string{"mariadbd", "mysqld"} {
-			p := filepath.Join(dir, name)
-			if isExecutable(p) {
-				return p, nil
-			}
-		}
-	}
-	return "", ErrNoServerBinary
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
+func FindServer() (string, error) { return mysqld.Find("") }
 
 // Start initialises a data directory and starts a server on it, returning
 // once the server accepts connections as root over its socket.
@@ -108,29 +90,37 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 60 * time.Second
 	}
-	bin := cfg.Binary
-	if bin == "" {
-		var err error
-		if bin, err = FindServer(); err != nil {
-			return nil, err
+	bin, err := mysqld.Find(cfg.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
+	}
+	layout, err := mysqld.Inspect(bin)
+	if layout != nil && cfg.Describe != nil {
+		for _, line := range layout.Describe() {
+			cfg.Describe(line)
 		}
 	}
-	version, err := serverVersion(bin)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("testserver: %w", err)
 	}
-	dir, err := os.MkdirTemp(cfg.TempDir, "goslap-server-")
+	SweepStale(cfg.TempDir)
+	dir, err := os.MkdirTemp(cfg.TempDir, dirPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("testserver: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("testserver: %w", err)
 	}
 	s := &Server{
 		Binary:  bin,
-		MariaDB: strings.Contains(strings.ToLower(version), "mariadb"),
-		Version: version,
+		MariaDB: layout.Version.MariaDB,
+		Version: layout.Version.Line,
 		Dir:     dir,
 		DataDir: filepath.Join(dir, "data"),
 		Socket:  filepath.Join(dir, "mysqld.sock"),
 		LogFile: filepath.Join(dir, "error.log"),
+		Layout:  layout,
 		keepDir: cfg.KeepDir,
 	}
 	if len(s.Socket) > 100 {
@@ -144,11 +134,13 @@ func Start(cfg Config) (*Server, error) {
 	}
 	// A free port can be taken by someone else between our probe and the
 	// server's bind; try a few ports before giving up.
+	var logStart int64 // where this attempt's lines begin in the error log
 	for attempt := 0; ; attempt++ {
 		if s.Port, err = freePort(); err != nil {
 			s.removeDir()
 			return nil, err
 		}
+		logStart = fileSize(s.LogFile)
 		err = s.start(cfg, deadline)
 		if err == nil {
 			return s, nil
@@ -158,27 +150,19 @@ func Start(cfg Config) (*Server, error) {
 			break
 		}
 	}
-	err = fmt.Errorf("%w\n%s", err, s.logTail())
+	err = &StartError{Err: err, ServerError: s.firstLogError(logStart), LogTail: s.logTail()}
 	s.removeDir()
 	return nil, err
 }
 
-func serverVersion(bin string) (string, error) {
-	out, err := exec.Command(bin, "--no-defaults", "--version").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("testserver: %s --version: %v: %s", bin, err, bytes.TrimSpace(out))
-	}
-	line, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(line), nil
-}
-
-// commonOptions keeps start-up fast and the footprint small: tests need
-// real users and InnoDB, but not a big buffer pool, a binary log or
-// performance_schema.
-func (s *Server) commonOptions() []string {
+// tuning keeps start-up fast and the footprint small: tests need real users
+// and InnoDB, but not a big buffer pool, a binary log or performance_schema.
+// The server's temporary files go to a private directory: in the shared
+// /tmp, someone else's clean-up once deleted a bootstrap's temporary table
+// under it ("Error on delete of '/tmp/#sql-temptable-….MAI'").
+func (s *Server) tuning() []string {
 	opts := []string{
-		"--no-defaults",
-		"--datadir=" + s.DataDir,
+		"--tmpdir=" + s.TmpDir(),
 		"--innodb-buffer-pool-size=64M",
 		"--innodb-log-file-size=16M",
 		"--skip-log-bin",
@@ -191,61 +175,28 @@ func (s *Server) commonOptions() []string {
 	return opts
 }
 
+// TmpDir is the server's --tmpdir, inside Dir.
+func (s *Server) TmpDir() string { return filepath.Join(s.Dir, "tmp") }
+
+// initDataDir initialises the data directory with the server binary itself
+// (mysqld.Layout.Initialise), not mariadb-install-db: the install script
+// works only in the layout it was installed in.
 func (s *Server) initDataDir(deadline time.Time) error {
-	var cmd *exec.Cmd
-	if s.MariaDB {
-		installDB, err := findInstallDB(s.Binary)
-		if err != nil {
-			return err
-		}
-		args := []string{"--no-defaults", "--datadir=" + s.DataDir,
-			"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
-			"--innodb-log-file-size=16M", "--innodb-buffer-pool-size=64M"}
-		if os.Geteuid() == 0 {
-			args = append(args, "--user=root")
-		}
-		// mariadb-install-db locates the server through --basedir; point it at
-		// the installation the binary belongs to (…/sbin/mariadbd → …).
-		if base := filepath.Dir(filepath.Dir(s.Binary)); base != "/" {
-			args = append(args, "--basedir="+base)
-		}
-		cmd = exec.Command(installDB, args...)
-	} else {
-		args := append(s.commonOptions(), "--initialize-insecure", "--log-error="+s.LogFile)
-		cmd = exec.Command(s.Binary, args...)
+	if err := os.Mkdir(s.TmpDir(), 0o700); err != nil {
+		return fmt.Errorf("testserver: %w", err)
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("testserver: initialising %s failed: %v\n%s%s", s.DataDir, err, tail(out, 20), s.logTail())
+	if err := s.Layout.Initialise(ctx, s.DataDir, s.tuning(), s.LogFile); err != nil {
+		return fmt.Errorf("testserver: %w", err)
 	}
 	return nil
 }
 
-// findInstallDB finds mariadb-install-db (or the older mysql_install_db):
-// next to the server's installation first, then on $PATH.
-func findInstallDB(serverBin string) (string, error) {
-	base := filepath.Dir(filepath.Dir(serverBin))
-	names := []string{"mariadb-install-db", "mysql_install_db"}
-	for _, name := range names {
-		for _, dir := range []string{filepath.Join(base, "bin"), filepath.Join(base, "scripts"), filepath.Dir(serverBin)} {
-			if p := filepath.Join(dir, name); isExecutable(p) {
-				return p, nil
-			}
-		}
-	}
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("testserver: mariadb-install-db not found (install it with: %s)", InstallHint)
-}
-
 func (s *Server) start(cfg Config, deadline time.Time) error {
-	args := append(s.commonOptions(),
+	args := append([]string{"--no-defaults", "--datadir=" + s.DataDir}, s.Layout.ServerArgs()...)
+	args = append(args, s.tuning()...)
+	args = append(args,
 		"--socket="+s.Socket,
 		"--port="+strconv.Itoa(s.Port),
 		"--bind-address=127.0.0.1",
@@ -265,16 +216,29 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 	}
 	s.cmd = exec.Command(s.Binary, args...)
 	// Own process group: a Ctrl-C aimed at the test binary must not kill the
-	// server before Stop has had a chance to shut it down cleanly.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	// server before Stop has had a chance to shut it down cleanly. The
+	// parent-death signal kills the server when we die without Stop
+	// (SIGKILL, a crash), so no server outlives us.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	s.exited = make(chan struct{})
+	started := make(chan error, 1)
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		defer close(exited)
+		// The kernel sends the parent-death signal when the thread that
+		// forked the child ends, not the process; Go may end an idle thread,
+		// so this goroutine keeps the forking thread until the server exits.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waitErr = cmd.Wait()
+	}(s.cmd, s.exited)
+	if err := <-started; err != nil {
 		return fmt.Errorf("testserver: starting %s: %w", s.Binary, err)
 	}
-	s.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) {
-		s.waitErr = cmd.Wait()
-		close(exited)
-	}(s.cmd, s.exited)
 	return s.waitReady(deadline)
 }
 
@@ -375,9 +339,15 @@ func (s *Server) kill() error {
 }
 
 func (s *Server) removeDir() {
-	if !s.keepDir && s.Dir != "" {
-		_ = os.RemoveAll(s.Dir)
+	if s.Dir == "" {
+		return
 	}
+	if s.keepDir {
+		// Kept for debugging: no longer a candidate for SweepStale.
+		_ = os.Remove(filepath.Join(s.Dir, ownerFile))
+		return
+	}
+	_ = os.RemoveAll(s.Dir)
 }
 
 // logTail is the end of the server's error log, for error messages.
@@ -386,22 +356,7 @@ func (s *Server) logTail() string {
 	if err != nil {
 		return ""
 	}
-	return string(tail(b, 15))
-}
-
-func tail(b []byte, lines int) []byte {
-	var all [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		all = append(all, append([]byte(nil), sc.Bytes()...))
-	}
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	return append(bytes.Join(all, []byte("\n")), '\n')
+	return string(mysqld.Tail(b, 15))
 }
 
 // freePort asks the kernel for an unused loopback port.

@@ -31,6 +31,14 @@ func TestServerAnswersOverSocketAndTCP(t *testing.T) {
 	if port != s.Port {
 		t.Errorf("@@port = %d, want %d", port, s.Port)
 	}
+	// Temporary tables stay out of the shared /tmp.
+	var tmp string
+	if err := db.QueryRow("SELECT @@tmpdir").Scan(&tmp); err != nil {
+		t.Fatal(err)
+	}
+	if tmp != s.TmpDir() {
+		t.Errorf("@@tmpdir = %s, want %s", tmp, s.TmpDir())
+	}
 }
 
 func TestStartWithOptionsAndStopTwice(t *testing.T) {

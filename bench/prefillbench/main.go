@@ -1,0 +1,188 @@
+// Command prefillbench times goslap's OLTP prepare (internal/prefill)
+// against `sysbench oltp_read_write prepare` on one throw-away server:
+// runs alternated, medians, the ratio goslap/sysbench. Progress on stderr,
+// the Markdown result on stdout.
+//
+//	go run ./bench/prefillbench -rows 1000000 -runs 5
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/oltp"
+)
+
+func main() {
+	rows := flag.Int("rows", 1000000, "rows of the one table")
+	runs := flag.Int("runs", 5, "runs of each program (alternated)")
+	method := flag.String("method", "auto", "goslap --prefill-method")
+	conns := flag.Int("conns", 4, "goslap --prefill-connections")
+	only := flag.String("only", "", "run only this side: goslap or sysbench (profiling)")
+	small := flag.Bool("test-server-sizes", false, "keep the test server's 64M buffer pool and 16M redo log instead of MariaDB's defaults (128M, 96M)")
+	flag.Parse()
+	if err := run(*rows, *runs, *method, *conns, *only, *small); err != nil {
+		fmt.Fprintln(os.Stderr, "prefillbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rows, runs int, method string, conns int, only string, small bool) error {
+	var cfg testserver.Config
+	if !small {
+		// MariaDB 10.11's defaults, which testserver shrinks for start-up speed.
+		cfg.Options = []string{"innodb-buffer-pool-size=128M", "innodb-log-file-size=96M"}
+	}
+	srv, err := testserver.Start(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	fmt.Fprintf(os.Stderr, "server: %s\n", srv.Version)
+	db, err := srv.OpenDB("")
+	if err != nil {
+		return err
+	}
+	if _, err := db.Exec("CREATE DATABASE sbtest"); err != nil {
+		return err
+	}
+	db.Close()
+	cn, err := mysqlconn.NewConnector(srv.RootConfig("sbtest"), "")
+	if err != nil {
+		return err
+	}
+	main, err := cn.Connect(nil)
+	if err != nil {
+		return err
+	}
+	defer main.Close()
+	sess := &workload.Session{Main: main, Connect: func() (*mysqlconn.Conn, error) { return cn.Connect(nil) },
+		Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "  "+f+"\n", a...) }}
+	size := strconv.Itoa(rows)
+	serverPID := childPID("mariadbd")
+	sysbench := func(cmd string) (time.Duration, error) {
+		start := time.Now()
+		cpu0 := procCPU(serverPID)
+		defer func() {
+			if cmd == "prepare" {
+				fmt.Fprintf(os.Stderr, "  server CPU %.2fs\n", (procCPU(serverPID) - cpu0).Seconds())
+			}
+		}()
+		c := exec.Command("sysbench", "--mysql-socket="+srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
+			"oltp_read_write", "--tables=1", "--table-size="+size, cmd)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("sysbench %s: %v\n%s", cmd, err, out)
+		}
+		d := time.Since(start)
+		if cmd == "prepare" {
+			fmt.Fprintf(os.Stderr, "  client CPU %.2fs\n", (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds())
+		}
+		return d, nil
+	}
+	goslap := func() (time.Duration, error) {
+		s := oltp.NewSettings()
+		p := getopt.NewParser("prefillbench", s.Options(), os.Stderr)
+		if err := p.Parse([]string{"--tables=1", "--table-size=" + size, "--prefill-method=" + method,
+			"--prefill-connections=" + strconv.Itoa(conns)}, false); err != nil {
+			return 0, err
+		}
+		w, err := s.Build("oltp_read_write", workload.Common{Schema: "sbtest", Seed: 1, Verbose: 1})
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		cpu0, self0 := procCPU(serverPID), procCPU(os.Getpid())
+		if err := w.Setup(context.Background(), sess, workload.Point{}); err != nil {
+			return 0, err
+		}
+		d := time.Since(start)
+		fmt.Fprintf(os.Stderr, "  server CPU %.2fs\n  client CPU %.2fs\n", (procCPU(serverPID) - cpu0).Seconds(), (procCPU(os.Getpid()) - self0).Seconds())
+		return d, w.Teardown(context.Background(), sess, workload.Point{})
+	}
+	var gs, ss []time.Duration
+	for i := 0; i < runs; i++ {
+		if only != "sysbench" {
+			d, err := goslap()
+			if err != nil {
+				return err
+			}
+			gs = append(gs, d)
+			fmt.Fprintf(os.Stderr, "run %d goslap   %.2fs\n", i+1, d.Seconds())
+		}
+		if only != "goslap" {
+			d, err := sysbench("prepare")
+			if err != nil {
+				return err
+			}
+			if _, err := sysbench("cleanup"); err != nil {
+				return err
+			}
+			ss = append(ss, d)
+			fmt.Fprintf(os.Stderr, "run %d sysbench %.2fs\n", i+1, d.Seconds())
+		}
+	}
+	fmt.Printf("| rows | runs | goslap median (s) | sysbench median (s) | goslap / sysbench |\n|---|---|---|---|---|\n")
+	g, s := median(gs), median(ss)
+	ratio := "-"
+	if g > 0 && s > 0 {
+		ratio = fmt.Sprintf("%.2f", g.Seconds()/s.Seconds())
+	}
+	fmt.Printf("| %d | %d | %.2f | %.2f | %s |\n", rows, runs, g.Seconds(), s.Seconds(), ratio)
+	fmt.Printf("\ngoslap runs: %v\nsysbench runs: %v\n", gs, ss)
+	return nil
+}
+
+// childPID finds this process's child named comm (the server testserver
+// started), 0 if none.
+func childPID(comm string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		name := string(b[strings.IndexByte(string(b), '(')+1 : strings.LastIndexByte(string(b), ')')])
+		if ppid, _ := strconv.Atoi(f[1]); ppid == os.Getpid() && name == comm {
+			return pid
+		}
+	}
+	return 0
+}
+
+// procCPU is the user+system CPU time a process used so far.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * time.Second / 100 // USER_HZ
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}

@@ -1,0 +1,205 @@
+package prefill
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+func TestMain(m *testing.M) {
+	servertest.Main(m, testserver.Config{}, func(s *testserver.Server) error {
+		db, err := s.OpenDB("")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.Exec("CREATE DATABASE pf")
+		return err
+	})
+}
+
+type progressLog struct {
+	mu   sync.Mutex
+	last int64
+	n    int
+	bad  string
+}
+
+func session(t *testing.T, pl *progressLog) *workload.Session {
+	t.Helper()
+	srv := servertest.Require(t)
+	cn, err := mysqlconn.NewConnector(srv.RootConfig("pf"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, err := cn.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(main.Close)
+	return &workload.Session{Main: main,
+		Connect: func() (*mysqlconn.Conn, error) { return cn.Connect(nil) },
+		Progress: func(phase string, done, total int64) {
+			pl.mu.Lock()
+			defer pl.mu.Unlock()
+			if done < pl.last || done > total || phase != "test" {
+				pl.bad = fmt.Sprintf("progress %s %d/%d after %d", phase, done, total, pl.last)
+			}
+			pl.last = done
+			pl.n++
+		}}
+}
+
+// table has rows whose values can be checked: a = n, b = "r<n>" with
+// characters both formats must escape.
+func table(name string, rows int64) Table {
+	return Table{Name: name, Columns: []string{"a", "b", "c"}, Rows: rows,
+		NewRows: func(first int64) RowFunc {
+			return func(w *Row, n int64) {
+				w.Int(n + 1)
+				w.Str([]byte(fmt.Sprintf("r%d'\t\\\n\"", n)))
+				if n%7 == 0 {
+					w.Null()
+				} else {
+					w.Int(-n)
+				}
+			}
+		}}
+}
+
+func check(t *testing.T, s *workload.Session, name string, rows int64) {
+	t.Helper()
+	got, err := s.Main.Query("SELECT a, b, c FROM " + name + " ORDER BY a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) != rows {
+		t.Fatalf("%s: %d rows, want %d", name, len(got), rows)
+	}
+	for i, r := range got {
+		n := int64(i)
+		wantC := fmt.Sprint(-n)
+		if n%7 == 0 {
+			wantC = "<nil>"
+		}
+		gotC := string(r[2])
+		if r[2] == nil {
+			gotC = "<nil>"
+		}
+		if string(r[0]) != fmt.Sprint(n+1) || string(r[1]) != fmt.Sprintf("r%d'\t\\\n\"", n) || gotC != wantC {
+			t.Fatalf("%s row %d = %q", name, i, r)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		method      Method
+		localInfile bool
+		want        Method
+		wantErr     string
+		trx         bool
+	}{
+		{Auto, true, LoadData, "", false},
+		{Auto, false, Insert, "", false},
+		{Insert, true, Insert, "", false},
+		{LoadData, true, LoadData, "", false},
+		{LoadData, false, LoadData, "local_infile=OFF", false},
+		{LoadData, true, LoadData, "", true},
+		{Insert, true, Insert, "", true},
+	} {
+		t.Run(fmt.Sprintf("%s/local_infile=%v/trx=%v", tc.method, tc.localInfile, tc.trx), func(t *testing.T) {
+			pl := &progressLog{}
+			s := session(t, pl)
+			on := map[bool]string{true: "1", false: "0"}[tc.localInfile]
+			if err := s.Main.Exec("SET GLOBAL local_infile=" + on); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Main.Exec("SET GLOBAL local_infile=1")
+			for _, n := range []string{"t1", "t2"} {
+				if err := s.Main.Exec("CREATE TABLE " + n + " (a INT PRIMARY KEY, b VARCHAR(40), c INT)"); err != nil {
+					t.Fatal(err)
+				}
+				defer s.Main.Exec("DROP TABLE " + n)
+			}
+			res, err := Load(ctx, s, []Table{table("t1", 25000), table("t2", 3)},
+				Options{Method: tc.method, Connections: 3, ChunkRows: 4000, InsertBytes: 20000, Phase: "test",
+					Transaction: tc.trx, Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Method != tc.want || res.Rows != 25003 {
+				t.Errorf("result %+v, want method %s and 25003 rows", res, tc.want)
+			}
+			check(t, s, "t1", 25000)
+			check(t, s, "t2", 3)
+			if pl.bad != "" || pl.last != 25003 || pl.n < 3 {
+				t.Errorf("progress: %s, last %d after %d reports", pl.bad, pl.last, pl.n)
+			}
+		})
+	}
+}
+
+// TestInsertSize: INSERT statements stop growing at the limit.
+func TestInsertSize(t *testing.T) {
+	var sizes []int
+	l := loader{limit: 5000}
+	sent := 0
+	l.conn = nil
+	tbl := table("t", 1000)
+	// Build statements the way insert does, without a server.
+	gen := tbl.NewRows(0)
+	l.buf = l.buf[:0]
+	for n := int64(0); n < tbl.Rows; n++ {
+		if len(l.buf) == 0 {
+			l.buf = append(l.buf, "INSERT INTO t(a, b, c) VALUES"...)
+		} else {
+			l.buf = append(l.buf, ',')
+		}
+		l.row.buf, l.row.col = append(l.buf, '('), 0
+		gen(&l.row, n)
+		l.buf = append(l.row.buf, ')')
+		if len(l.buf) >= l.limit {
+			sizes = append(sizes, len(l.buf))
+			sent++
+			l.buf = l.buf[:0]
+		}
+	}
+	for _, s := range sizes {
+		if s > 5000+40 {
+			t.Errorf("statement of %d bytes, limit 5000 + one row", s)
+		}
+	}
+	if sent < 3 {
+		t.Errorf("%d statements", sent)
+	}
+}
+
+// TestCancel: a cancelled context stops the load with its error.
+func TestCancel(t *testing.T) {
+	pl := &progressLog{}
+	s := session(t, pl)
+	if err := s.Main.Exec("CREATE TABLE tc (a INT PRIMARY KEY, b VARCHAR(40), c INT)"); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Main.Exec("DROP TABLE tc")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Load(ctx, s, []Table{table("tc", 10000)}, Options{Phase: "test"}); err != context.Canceled {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}

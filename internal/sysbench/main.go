@@ -1,0 +1,430 @@
+package sysbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// Version is goslap's version, printed where sysbench prints its own; the
+// caller (package main) sets it from goslap's.
+var Version = "dev"
+
+// Env is where Main writes and what it may wait on.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Context ends the run early (Ctrl-C); nil means one that ends on
+	// SIGINT/SIGTERM.
+	Context context.Context
+}
+
+// Main runs `goslap sysbench ARGS…` (args without the word "sysbench") and
+// returns the exit status: 0, or 1 after any error, as sysbench does. A
+// FATAL line is never followed by a report.
+func Main(args []string, env Env) int {
+	out, errw := env.Stdout, env.Stderr
+	c, err := Parse(args)
+	if err != nil {
+		return fail(out, errw, err)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(out, w)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintln(errw, n)
+	}
+	if c.Version {
+		fmt.Fprintf(out, "goslap %s (sysbench 1.0.20, 0.5 and 0.4 command lines)\n", Version)
+		return 0
+	}
+	if c.Help || c.Test == "" {
+		usage(out)
+		if c.Help {
+			return 0
+		}
+		return 1
+	}
+	fmt.Fprint(out, VersionLine(Version, c.Dialect))
+	fmt.Fprintln(out)
+	meta, settings, err := Resolve(c)
+	if err != nil {
+		return fail(out, errw, err)
+	}
+	if c.Command == "help" {
+		workloadHelp(out, meta, settings)
+		return 0
+	}
+	if c.Command == "" {
+		fmt.Fprintln(out, "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help")
+		return 1
+	}
+	ctx := env.Context
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	if err := execute(ctx, c, settings, out, errw); err != nil {
+		return fail(out, errw, err)
+	}
+	return 0
+}
+
+// fail prints err as sysbench would (FATAL lines on stdout, option errors
+// on stderr) and returns 1.
+func fail(out, errw io.Writer, err error) int {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		if pe.Stdout {
+			fmt.Fprintln(out, pe.Msg)
+		} else {
+			fmt.Fprintln(errw, pe.Msg)
+		}
+		return 1
+	}
+	for _, l := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(out, "FATAL: "+l)
+	}
+	return 1
+}
+
+func fatalf(format string, args ...any) error {
+	return &ParseError{Msg: "FATAL: " + fmt.Sprintf(format, args...), Stdout: true}
+}
+
+// execute runs one command once the options are valid.
+func execute(ctx context.Context, c *Config, settings workload.Settings, out, errw io.Writer) error {
+	if len(c.Refused) > 0 {
+		return errors.New(strings.Join(c.Refused, "\n"))
+	}
+	if c.Command == "warmup" {
+		return fatalf("the %s command cannot be honoured: goslap's OLTP workloads have no warm-up command", c.Command)
+	}
+	cfgs, err := DriverConfigs(c.MySQL)
+	if err != nil {
+		return err
+	}
+	if len(cfgs) != 1 {
+		return fatalf("%d server addresses (--mysql-host/--mysql-port/--mysql-socket lists) cannot be honoured: goslap sysbench connects every client to one address", len(cfgs))
+	}
+	seed := c.Seed
+	if !c.SeedSet {
+		seed = uint64(time.Now().UnixNano())
+	}
+	// Verbose 1: prepare and cleanup describe their phases, as sysbench does.
+	wl, err := settings.Build(c.Workload, workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1})
+	if err != nil {
+		return err
+	}
+	conn, err := mysqlconn.NewConnector(cfgs[0], "")
+	if err != nil {
+		return err
+	}
+	cfg := cfgs[0]
+	connect := func() (*mysqlconn.Conn, error) {
+		cn, err := conn.Connect(nil)
+		if err != nil {
+			return nil, connectError(cfg.Net, cfg.Addr, err)
+		}
+		return cn, nil
+	}
+	point := workload.Point{Clients: c.Threads}
+	if c.ThreadList != nil {
+		point.Clients = slicesMax(c.ThreadList)
+	}
+	session := func() (*workload.Session, func(), error) {
+		m, err := connect()
+		if err != nil {
+			return nil, nil, err
+		}
+		s := &workload.Session{Main: m, Connect: connect,
+			Log:      func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) },
+			Progress: func(string, int64, int64) {}}
+		return s, func() { m.Close() }, nil
+	}
+
+	switch c.Command {
+	case "prepare":
+		s, done, err := session()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return wl.Setup(ctx, s, point)
+	case "cleanup":
+		s, done, err := session()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return wl.Teardown(ctx, s, point)
+	}
+
+	// run: once, or once per thread count of a --threads list (a sweep),
+	// each with its own header and report, then a summary table.
+	if c.Events == 0 && c.Time == 0 {
+		return fatalf("--events=0 and --time=0: nothing would end the run")
+	}
+	pct := c.Percentile
+	if c.ReportInterval > 0 && pct != 0 && pct != 50 && pct != 95 && pct != 99 {
+		return fatalf("--percentile=%d with --report-interval cannot be honoured: goslap's interval lines show the 50th, 95th or 99th percentile", pct)
+	}
+	s, done, err := session()
+	if err != nil {
+		return err
+	}
+	defer done()
+	counts := c.ThreadList
+	if counts == nil {
+		counts = []int{c.Threads}
+	}
+	var sweep []Report
+	for i, threads := range counts {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		r, err := runOnce(ctx, c, wl, conn, s, threads, seed, out, errw)
+		if err != nil {
+			return err
+		}
+		sweep = append(sweep, r)
+	}
+	if len(counts) > 1 {
+		return writeSweep(out, counts, sweep)
+	}
+	return nil
+}
+
+// runOnce runs the load with one thread count and prints its header and
+// report.
+func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlconn.Connector, s *workload.Session,
+	threads int, seed uint64, out, errw io.Writer) (Report, error) {
+	pct := c.Percentile
+	h := Header{Dialect: c.Dialect, Threads: threads, Rate: c.Rate, ReportInterval: c.ReportInterval,
+		Seed: c.Seed, SeedSet: c.SeedSet, Limits: LimitsLine(c)}
+	it := workload.Iteration{Point: workload.Point{Clients: threads}, Number: 1}
+	if err := wl.BeginIteration(ctx, s, it); err != nil {
+		return Report{}, err
+	}
+	load, err := wl.Load(it)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := h.Write(out); err != nil {
+		return Report{}, err
+	}
+	plan := engine.Plan{Connector: conn, Workload: wl, Load: load, Iteration: it, Clients: threads,
+		Events: c.Events, Duration: time.Duration(c.Time) * time.Second, Rate: float64(c.Rate),
+		Ignore: c.ignore(), Seed: seed}
+	if c.ReportInterval > 0 {
+		plan.ReportInterval = time.Duration(c.ReportInterval) * time.Second
+		plan.OnInterval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+	}
+	b, err := engine.Run(ctx, plan)
+	if err != nil {
+		return Report{}, runError(err)
+	}
+	if err := wl.EndIteration(ctx, s, it); err != nil {
+		return Report{}, err
+	}
+	r := FromBenchmark(b, c.Dialect, pct)
+	if err := r.Write(out); err != nil {
+		return r, err
+	}
+	if b.StoppedBy == "time" && !c.TimeSet {
+		fmt.Fprintf(errw, "goslap: the run ended at sysbench %s's default time limit (%d s); set --time to change it\n", c.Dialect, c.Time)
+	}
+	if b.StoppedBy == "events" && !c.EventsSet {
+		fmt.Fprintf(errw, "goslap: the run ended at sysbench %s's default event limit (%d); set --events (--max-requests) to change it\n", c.Dialect, c.Events)
+	}
+	return r, nil
+}
+
+// writeSweep prints one row per thread count of a --threads list: the
+// figures scripts take from each report, side by side.
+func writeSweep(out io.Writer, counts []int, reps []Report) error {
+	fmt.Fprintln(out, "Thread sweep: tps = transactions per second, qps = queries per second, latency in ms")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	pctName := "p" + strconv.Itoa(reps[0].Percentile)
+	fmt.Fprintf(tw, "threads\ttps\tqps\tavg\t%s\tmax\n", pctName)
+	for i, r := range reps {
+		q := r.Reads + r.Writes + r.Other
+		fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", counts[i],
+			perSec(r.Transactions, r.Seconds), perSec(q, r.Seconds), r.Avg, r.Pct, r.Max)
+	}
+	return tw.Flush()
+}
+
+// ignore is the --mysql-ignore-errors set.
+func (c *Config) ignore() func(uint16) bool {
+	if c.MySQL.IgnoreAll {
+		return func(uint16) bool { return true }
+	}
+	set := map[uint16]bool{}
+	for _, n := range c.MySQL.IgnoreErrors {
+		set[n] = true
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return func(code uint16) bool { return set[code] }
+}
+
+// connectError words a failed connect as sysbench 1.0.20 does (observed:
+// "unable to connect to MySQL server on host '127.0.0.1', port 1,
+// aborting..." then "error 2002: Can't connect to server on ..."; goslap
+// gives the client library's own number, 2003 for TCP).
+func connectError(network, addr string, err error) error {
+	where := "on socket '" + addr + "'"
+	if network != "unix" {
+		host, port, _ := net.SplitHostPort(addr)
+		where = fmt.Sprintf("on host '%s', port %s", host, port)
+	}
+	code, msg := mysqlconn.ConnectError(err, network, addr)
+	return fmt.Errorf("unable to connect to MySQL server %s, aborting...\nerror %d: %s", where, code, msg)
+}
+
+// runError words an engine error in sysbench's FATAL style.
+func runError(err error) error {
+	var ce *engine.ConnectError
+	var cl *engine.ClientError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Errorf("unable to connect to MySQL server, aborting...\nerror %d: %s", ce.Code, ce.Message)
+	case errors.As(err, &cl):
+		return fmt.Errorf("mysql error %d: %s (client %d, %s)", cl.Code, cl.Message, cl.Client, cl.Op)
+	case errors.Is(err, engine.ErrInterrupted):
+		return errors.New("interrupted: no report")
+	}
+	return err
+}
+
+func slicesMax(v []int) int {
+	m := v[0]
+	for _, n := range v {
+		m = max(m, n)
+	}
+	return m
+}
+
+// workloadHelp prints a test's options as `sysbench TEST help` does:
+// "TEST options:", then one line per option, names with sysbench's
+// underscores, padded to the longest, default in brackets. Aliases (the
+// 0.4/0.5 spellings) are not listed, as sysbench 1.0 lists none.
+func workloadHelp(out io.Writer, m workload.Meta, s workload.Settings) {
+	type line struct{ name, help string }
+	var lines []line
+	width := 0
+	for _, o := range s.Options() {
+		if strings.HasPrefix(o.Help, "Alias of ") {
+			continue
+		}
+		name := "--" + strings.ReplaceAll(o.Name, "-", "_")
+		def := ""
+		switch o.Var {
+		case getopt.VarBool:
+			name += "[=on|off]"
+			def = "off"
+			if o.Bool != nil && *o.Bool {
+				def = "on"
+			}
+		case getopt.VarString:
+			// Numbers are kept as strings by the workloads (validated at
+			// Build); show them as sysbench does, "=N".
+			def = *o.String
+			if _, err := strconv.ParseFloat(def, 64); err == nil {
+				name += "=N"
+			} else {
+				name += "=STRING"
+			}
+		case getopt.VarUint32:
+			name += "=N"
+			def = fmt.Sprint(*o.Uint32)
+		case getopt.VarUint64:
+			name += "=N"
+			def = fmt.Sprint(*o.Uint64)
+		}
+		lines = append(lines, line{name, fmt.Sprintf("%s [%s]", o.Help, def)})
+		width = max(width, len(name))
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i].name < lines[j].name })
+	fmt.Fprintf(out, "%s options:\n", m.Name)
+	for _, l := range lines {
+		fmt.Fprintf(out, "  %-*s %s\n", width, l.name, l.help)
+	}
+	fmt.Fprintln(out)
+}
+
+func usage(out io.Writer) {
+	fmt.Fprintf(out, `Usage:
+  goslap sysbench [options]... [testname] [command]
+
+Runs sysbench 1.0, 0.5 and 0.4 OLTP command lines with goslap's workloads and
+prints sysbench's report. Commands: prepare run cleanup help
+
+The dialect follows the spelling: a 1.0 test name (oltp_read_write, ...) is
+sysbench 1.0; --test=oltp is 0.4; --test=.../oltp.lua (and the other 0.5
+tests/db scripts) is 0.5. --sysbench-compat=1.0|0.5|0.4 forces it.
+Stopping defaults follow the dialect: 1.0 runs 10 s with no event limit;
+0.4/0.5 stop after 10000 events with no time limit. The header says which
+limits are in force.
+
+General options (deprecated 1.0 aliases in parentheses):
+  --threads=N (--num-threads)      clients, one connection each [1]; a list
+                                   (1,8,64) runs once per count (a sweep), each
+                                   with its report, then a summary table
+  --events=N (--max-requests)      limit for the total number of events [1.0: 0, 0.4/0.5: 10000]
+  --time=N (--max-time)            limit for the total run time in seconds [1.0: 10, 0.4/0.5: 0]
+  --rate=N (--tx-rate)             target events per second, Poisson arrivals [0 = unlimited]
+  --report-interval=N              print an interval line every N seconds [0]
+  --percentile=N                   percentile in the latency statistics, 0 disables [95]
+  --rand-seed=N (--seed-rng)       seed of goslap's random streams; 0 = the time [0]
+  --config-file=FILE               name=value lines, applied after the command line
+  --sysbench-compat=1.0|0.5|0.4    force the dialect
+  --db-ps-mode=auto|disable        server-side prepared statements or text
+
+MySQL options:
+  --mysql-host=HOST                server host [localhost = the default socket]
+  --mysql-port=N                   server port [3306]
+  --mysql-socket=PATH              Unix socket
+  --mysql-user=USER                user [sbtest]
+  --mysql-password=PW              password []
+  --mysql-db=DB                    schema [sbtest]
+  --mysql-ssl[=on|off]             TLS, without certificate verification [off]
+  --mysql-compression[=on|off]     protocol compression [off]
+  --mysql-ignore-errors=LIST|all   errors that restart an event [1213,1020,1205]
+  --mysql-storage-engine=E (0.4/0.5: --mysql-table-engine)
+
+Percentiles come from goslap's HDR histograms (1 µs resolution, 3 significant
+digits), which are finer than sysbench's buckets (about 1.8 %% wide in 1.0):
+expect differences up to about 1 %% from the figures sysbench prints.
+
+Options goslap cannot honour (--histogram, --report-checkpoints,
+--forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,
+--mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command, sysbench Lua scripts other than the OLTP ones) are
+refused with an error naming them.
+
+See 'goslap sysbench <testname> help' for a test's options.
+`)
+	var names []string
+	for _, m := range workload.All() {
+		names = append(names, m.Name)
+	}
+	fmt.Fprintf(out, "Tests: %s\n", strings.Join(names, ", "))
+}

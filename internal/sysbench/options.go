@@ -1,0 +1,650 @@
+// Package sysbench is goslap's sysbench front end: `goslap sysbench ARGS…
+// [prepare|run|cleanup|help]` takes the command lines written for sysbench
+// 0.4, 0.5 and 1.0, runs them with goslap's OLTP workloads and prints
+// sysbench's report layout, so scripts that parse it keep working.
+//
+//	argv ──Parse──▶ Config ──resolve──▶ workload Settings (getopt rows) ──▶ engine ──▶ report
+//
+// The front end knows sysbench's spellings, dialects, stopping defaults and
+// report layouts; everything a workload does (SQL, data, distributions) is
+// behind the workload's Settings, which the front end only fills through the
+// workload's own option rows, translated to sysbench 1.0 names.
+package sysbench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/goslap/goslap/internal/getopt"
+)
+
+// Dialect is the sysbench version whose behaviour and report are reproduced.
+type Dialect string
+
+const (
+	Dialect10 Dialect = "1.0"
+	Dialect05 Dialect = "0.5"
+	Dialect04 Dialect = "0.4"
+)
+
+// Assignment is one workload option as the user wrote it, with the sysbench
+// 1.0 name it maps to.
+type Assignment struct {
+	Word     string // the word as given ("--oltp-table-size=1000")
+	Name     string // 1.0 name, '-'-separated ("table-size")
+	Value    string
+	HasValue bool
+}
+
+// MySQL holds the --mysql-* connection options.
+type MySQL struct {
+	Hosts       []string
+	Ports       []int
+	Sockets     []string
+	User        string
+	Password    string
+	DB          string
+	SSL         bool
+	SSLCipher   string
+	Compression bool
+	// IgnoreErrors lists the error numbers that restart an event;
+	// IgnoreAll is "all".
+	IgnoreErrors []uint16
+	IgnoreAll    bool
+	Debug        bool
+	DryRun       bool
+	// hostSet etc. tell an explicit empty value from a default.
+	socketSet bool
+}
+
+// Config is a parsed sysbench command line.
+type Config struct {
+	Dialect Dialect
+	Forced  bool   // --sysbench-compat given
+	Test    string // the test as written (positional or --test)
+	TestBy  string // "positional" or "--test"
+	// Workload is the registered goslap workload the test maps to.
+	Workload string
+	Command  string // prepare, run, cleanup, help, warmup; "" when none
+
+	Threads        int
+	ThreadList     []int // --threads=1,2,4 (a sweep); nil for one value
+	Events         uint64
+	EventsSet      bool
+	Time           uint64 // seconds
+	TimeSet        bool
+	Rate           uint64
+	ReportInterval uint64
+	Percentile     int
+	Seed           uint64
+	SeedSet        bool
+
+	MySQL MySQL
+	// Engine and CreateOptions are the table engine and extra CREATE TABLE
+	// options (--mysql-storage-engine / --mysql-table-engine,
+	// --mysql-create-options) when the workload has no row for them.
+	Engine        string
+	CreateOptions string
+
+	// WorkloadArgs are the options left for the workload's rows, in order.
+	WorkloadArgs []Assignment
+	// Refused are options given with a value goslap cannot honour; each
+	// entry is a complete reason. Run refuses to start when non-empty.
+	Refused []string
+
+	// Warnings go to stdout (sysbench writes its log there), Notes to
+	// stderr (sysbench writes the --test deprecation there).
+	Warnings []string
+	Notes    []string
+
+	Help    bool
+	Version bool
+}
+
+// ParseError is a command-line problem: Msg is the complete line(s)
+// sysbench would print (without the final newline), Stdout says where.
+type ParseError struct {
+	Msg    string
+	Stdout bool
+}
+
+func (e *ParseError) Error() string { return e.Msg }
+
+func invalidOption(word string) *ParseError {
+	return &ParseError{Msg: "invalid option: " + word}
+}
+
+func invalidValue(name, v string) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("Invalid value for the '%s' option: '%s'", strings.ReplaceAll(name, "-", "_"), v)}
+}
+
+// generalAliases are sysbench 1.0's deprecated names of its general
+// options; 1.0 warns about them, 0.4/0.5 command lines use them natively.
+var generalAliases = map[string]string{
+	"num-threads":  "threads",
+	"max-requests": "events",
+	"max-time":     "time",
+	"tx-rate":      "rate",
+}
+
+// aliasDefaults are the deprecated aliases' own defaults in sysbench 1.0.
+var aliasDefaults = map[string]uint64{"num-threads": 1, "max-requests": 0, "max-time": 0, "tx-rate": 0}
+
+// legacyNames maps 0.4/0.5 option names onto the 1.0 names the workloads
+// use. Options that choose the workload (--oltp-read-only, ...) are not here.
+var legacyNames = map[string]string{
+	"oltp-table-size":        "table-size",
+	"oltp-tables-count":      "tables",
+	"oltp-range-size":        "range-size",
+	"oltp-point-selects":     "point-selects",
+	"oltp-simple-ranges":     "simple-ranges",
+	"oltp-sum-ranges":        "sum-ranges",
+	"oltp-order-ranges":      "order-ranges",
+	"oltp-distinct-ranges":   "distinct-ranges",
+	"oltp-index-updates":     "index-updates",
+	"oltp-non-index-updates": "non-index-updates",
+	"oltp-delete-inserts":    "delete-inserts",
+	"oltp-range-selects":     "range-selects",
+	"oltp-skip-trx":          "skip-trx",
+	"oltp-auto-inc":          "auto-inc",
+	"oltp-secondary":         "secondary",
+	"oltp-dist-type":         "rand-type",
+	"oltp-dist-iter":         "rand-spec-iter",
+	"oltp-dist-pct":          "rand-spec-pct",
+	"oltp-dist-res":          "rand-spec-res",
+	"mysql-table-engine":     "mysql-storage-engine",
+	"number-of-ranges":       "number-of-ranges",
+	"random-ranges-delta":    "delta",
+	"random-points":          "random-points",
+}
+
+// workloadChoosers are the 0.4/0.5 options that pick the kind of oltp
+// test; the "oltp" workload takes them as its own options.
+var workloadChoosers = map[string]bool{
+	"oltp-read-only": true, "oltp-write-only": true, "oltp-test-mode": true, "oltp-nontrx-mode": true,
+}
+
+// ParseBool accepts sysbench's boolean words (and yes/no) case-insensitively.
+func ParseBool(v string) (value, ok bool) {
+	switch strings.ToLower(v) {
+	case "1", "on", "true", "yes":
+		return true, true
+	case "0", "off", "false", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// word is one "--name[=value]" option after normalisation.
+type word struct {
+	raw      string
+	name     string // '-'-separated
+	value    string
+	hasValue bool
+}
+
+func splitWord(w string) word {
+	body := strings.TrimPrefix(w, "--")
+	name, value, has := strings.Cut(body, "=")
+	return word{raw: w, name: getopt.Normalize(strings.ToLower(name)), value: value, hasValue: has}
+}
+
+// ReadFile reads a --config-file; tests replace it.
+var ReadFile = os.ReadFile
+
+// configFileWords reads sysbench's --config-file format: one name=value per
+// line, '#' starts a comment line, blank lines skipped. sysbench does not
+// trim spaces around the name, so neither does goslap (a name with a space
+// is then unknown, which sysbench also reports).
+func configFileWords(path string) ([]string, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, &ParseError{Msg: fmt.Sprintf("FATAL: cannot read the configuration file '%s': %v", path, err), Stdout: true}
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line == "" || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
+			continue
+		}
+		out = append(out, "--"+line)
+	}
+	return out, nil
+}
+
+// Parse reads a sysbench command line (the words after `sysbench`).
+//
+// Options are applied in order; a --config-file's options are applied after
+// the command line's, so they win, as in sysbench 1.0.20 (observed:
+// --threads=7 with threads=4 in the file runs 4 threads).
+func Parse(args []string) (*Config, error) {
+	c := &Config{Threads: 1, Percentile: 95, MySQL: MySQL{User: "sbtest", DB: "sbtest",
+		IgnoreErrors: []uint16{1213, 1020, 1205}}}
+	var opts []word
+	var positional []string
+	var configFile string
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") && len(a) > 2 {
+			w := splitWord(a)
+			if w.name == "config-file" {
+				configFile = w.value
+				continue
+			}
+			opts = append(opts, w)
+			continue
+		}
+		positional = append(positional, a)
+	}
+	if configFile != "" {
+		more, err := configFileWords(configFile)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range more {
+			opts = append(opts, splitWord(a))
+		}
+	}
+
+	// The dialect decides which names are native, so find it first:
+	// --sysbench-compat, else the spelling of the test.
+	for _, w := range opts {
+		switch w.name {
+		case "sysbench-compat":
+			switch Dialect(w.value) {
+			case Dialect10, Dialect05, Dialect04:
+				c.Dialect, c.Forced = Dialect(w.value), true
+			default:
+				return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (dialects: 1.0, 0.5, 0.4)", w.raw)}
+			}
+		case "test":
+			c.Test, c.TestBy = w.value, "--test"
+		}
+	}
+	if c.Test == "" && len(positional) > 0 {
+		c.Test, c.TestBy = positional[0], "positional"
+		positional = positional[1:]
+	}
+	if len(positional) > 0 {
+		c.Command = positional[0]
+		positional = positional[1:]
+	}
+	if len(positional) > 0 {
+		return nil, &ParseError{Msg: "Unknown command: " + positional[0]}
+	}
+	switch c.Command {
+	case "", "prepare", "run", "cleanup", "help", "warmup", "prewarm":
+	default:
+		return nil, &ParseError{Msg: "Unknown command: " + c.Command}
+	}
+	if c.Command == "prewarm" {
+		c.Command = "warmup"
+	}
+	spelled := testDialect(c.Test)
+	if !c.Forced {
+		c.Dialect = spelled
+	}
+	if c.TestBy == "--test" && spelled == Dialect10 && c.Test != "" {
+		c.Notes = append(c.Notes, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
+	}
+	legacy := c.Dialect != Dialect10
+	if legacy {
+		c.Events = 10000
+	} else {
+		c.Time = 10
+	}
+
+	deprecated := map[string]word{}
+	for _, w := range opts {
+		name := w.name
+		if alias, ok := generalAliases[name]; ok {
+			if !legacy {
+				deprecated[name] = w
+				continue
+			}
+			name = alias
+		}
+		if err := c.general(name, w); err != errNotGeneral {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if workloadChoosers[name] && !legacy {
+			return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)", w.raw)}
+		}
+		target := name
+		if n, ok := legacyNames[name]; ok {
+			if !legacy {
+				return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 name; sysbench 1.0 calls it --%s)", w.raw, n)}
+			}
+			target = n
+		}
+		if (name == "mysql-storage-engine" || target == "mysql-storage-engine") && w.hasValue {
+			c.Engine = w.value
+		}
+		c.WorkloadArgs = append(c.WorkloadArgs, Assignment{Word: w.raw, Name: target, Value: w.value, HasValue: w.hasValue})
+	}
+	// sysbench 1.0.20 (observed) ignores a deprecated alias left at its
+	// default value, and otherwise lets it win over the new name whatever
+	// the order, warning in a fixed order.
+	for _, name := range []string{"num-threads", "max-requests", "max-time", "tx-rate"} {
+		w, ok := deprecated[name]
+		if !ok {
+			continue
+		}
+		alias := generalAliases[name]
+		n, err := uintValue(alias, w)
+		if err != nil {
+			return nil, err
+		}
+		if n == aliasDefaults[name] {
+			continue
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", name, alias))
+		if err := c.general(alias, w); err != nil {
+			return nil, err
+		}
+	}
+	if c.Test != "" {
+		wl, err := workloadFor(c.Test, c.Dialect)
+		if err != nil {
+			return nil, err
+		}
+		c.Workload = wl
+	}
+	if len(c.MySQL.Ports) == 0 {
+		c.MySQL.Ports = []int{3306}
+	}
+	if len(c.MySQL.Hosts) == 0 {
+		c.MySQL.Hosts = []string{"localhost"}
+	}
+	return c, nil
+}
+
+var errNotGeneral = fmt.Errorf("not a general option")
+
+func boolValue(w word) (bool, error) {
+	if !w.hasValue {
+		return true, nil
+	}
+	b, ok := ParseBool(w.value)
+	if !ok {
+		return false, invalidOption(w.raw)
+	}
+	return b, nil
+}
+
+func uintValue(name string, w word) (uint64, error) {
+	if !w.hasValue || w.value == "" {
+		return 0, invalidValue(name, w.value)
+	}
+	n, err := strconv.ParseUint(w.value, 10, 64)
+	if err != nil {
+		return 0, invalidValue(name, w.value)
+	}
+	return n, nil
+}
+
+func listValue(w word) []string {
+	if w.value == "" {
+		return nil
+	}
+	return strings.Split(w.value, ",")
+}
+
+// general applies sysbench's own options (not the test's); errNotGeneral
+// means the name is not one of them.
+func (c *Config) general(name string, w word) error {
+	refuse := func(why string) {
+		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", w.raw, why))
+	}
+	switch name {
+	case "sysbench-compat", "test":
+		return nil // handled before
+	case "threads":
+		if strings.Contains(w.value, ",") {
+			for _, s := range strings.Split(w.value, ",") {
+				n, err := strconv.Atoi(s)
+				if err != nil || n <= 0 {
+					return invalidValue(name, w.value)
+				}
+				c.ThreadList = append(c.ThreadList, n)
+			}
+			c.Threads = c.ThreadList[0]
+			return nil
+		}
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return &ParseError{Msg: "FATAL: Invalid value for --threads: 0.", Stdout: true}
+		}
+		c.Threads, c.ThreadList = int(n), nil
+	case "events":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		c.Events, c.EventsSet = n, true
+	case "time":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		c.Time, c.TimeSet = n, true
+	case "rate":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		c.Rate = n
+	case "report-interval":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		c.ReportInterval = n
+	case "percentile":
+		n, err := uintValue(name, w)
+		if err != nil || n > 100 {
+			return invalidValue(name, w.value)
+		}
+		c.Percentile = int(n)
+	case "init-rng", "rand-init":
+		// 0.4/0.5: on seeds from the clock (goslap's default without a
+		// seed), off uses a fixed seed; goslap's streams are its own, so
+		// only "fixed or not" can be reproduced.
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		if !b && !c.SeedSet {
+			c.Seed, c.SeedSet = 1, true
+		}
+	case "rand-seed", "seed-rng":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		c.Seed, c.SeedSet = n, n != 0
+	case "report-checkpoints":
+		if w.value != "" {
+			refuse("goslap has no report checkpoints")
+		}
+	case "histogram":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		if b {
+			refuse("goslap does not print sysbench's latency histogram (use goslap's --json for its HDR histogram)")
+		}
+	case "forced-shutdown":
+		if w.value != "off" && w.value != "" && w.value != "0" {
+			refuse("goslap has no forced shutdown; a client always finishes its event")
+		}
+	case "target", "sandbox", "sandbox-option", "json", "plot", "latency", "iterations":
+		refuse("goslap's own --" + name + " is not available under goslap sysbench yet (use goslap's mysqlslap front end for it)")
+	case "thread-stack-size":
+		refuse("goslap's clients are goroutines, which have no fixed stack size")
+	case "debug", "validate", "db-debug":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		if b {
+			refuse("goslap has no such mode")
+		}
+	case "verbosity":
+		n, err := uintValue(name, w)
+		if err != nil {
+			return err
+		}
+		if n != 3 {
+			refuse("goslap prints sysbench's default (verbosity 3) messages only")
+		}
+	case "help":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Help = b
+	case "version":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Version = b
+	case "db-driver":
+		if w.value != "mysql" {
+			refuse("goslap drives MySQL and MariaDB only (--db-driver=mysql)")
+		}
+	case "mysql-host":
+		c.MySQL.Hosts = listValue(w)
+	case "mysql-port":
+		c.MySQL.Ports = nil
+		for _, s := range listValue(w) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n <= 0 || n > 65535 {
+				return invalidValue(name, w.value)
+			}
+			c.MySQL.Ports = append(c.MySQL.Ports, n)
+		}
+	case "mysql-socket":
+		c.MySQL.Sockets, c.MySQL.socketSet = listValue(w), true
+	case "mysql-user":
+		c.MySQL.User = w.value
+	case "mysql-password":
+		c.MySQL.Password = w.value
+	case "mysql-db":
+		c.MySQL.DB = w.value
+	case "mysql-ssl":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.MySQL.SSL = b
+	case "mysql-ssl-cipher":
+		if w.value != "" {
+			refuse("Go's TLS names and chooses its cipher suites itself")
+		}
+	case "mysql-compression":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.MySQL.Compression = b
+	case "mysql-debug":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		if b {
+			refuse("goslap does not trace client library calls")
+		}
+	case "mysql-dry-run":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		if b {
+			refuse("goslap always executes its statements")
+		}
+	case "mysql-ignore-errors":
+		c.MySQL.IgnoreErrors, c.MySQL.IgnoreAll = nil, false
+		for _, s := range listValue(w) {
+			if s == "all" {
+				c.MySQL.IgnoreAll = true
+				continue
+			}
+			n, err := strconv.ParseUint(s, 10, 16)
+			if err != nil {
+				return invalidValue(name, w.value)
+			}
+			c.MySQL.IgnoreErrors = append(c.MySQL.IgnoreErrors, uint16(n))
+		}
+	case "mysql-create-options":
+		c.CreateOptions = w.value
+		// also offered to the workload: a row of that name wins
+		return errNotGeneral
+	default:
+		return errNotGeneral
+	}
+	return nil
+}
+
+// testDialect is the dialect a test's spelling implies: `oltp` is the 0.4
+// C test, a 0.5 script name (oltp.lua, select.lua, ...) 0.5, anything else
+// (oltp_read_write, its .lua path) 1.0.
+func testDialect(test string) Dialect {
+	base := filepath.Base(test)
+	if test == "oltp" {
+		return Dialect04
+	}
+	if strings.HasSuffix(base, ".lua") {
+		if _, ok := scripts05[strings.TrimSuffix(base, ".lua")]; ok {
+			return Dialect05
+		}
+	}
+	return Dialect10
+}
+
+// scripts05 maps sysbench 0.5's tests/db scripts to goslap's workloads:
+// oltp.lua is the "oltp" workload (0.4/0.5 oltp test, its read-only and
+// write-only modes are its options); the single-statement scripts are the
+// 1.0-named workloads run in dialect 0.5. "" marks scripts goslap lacks.
+var scripts05 = map[string]string{
+	"oltp":                 "oltp",
+	"oltp_simple":          "oltp_point_select",
+	"update_index":         "oltp_update_index",
+	"update_non_index":     "oltp_update_non_index",
+	"delete":               "oltp_delete",
+	"insert":               "oltp_insert",
+	"select_random_points": "select_random_points",
+	"select_random_ranges": "select_random_ranges",
+	"select":               "",
+	"bulk_insert":          "",
+	"parallel_prepare":     "",
+	"common":               "",
+}
+
+// workloadFor names the goslap workload for a test in a dialect. Existence
+// is checked by the caller against the registry.
+func workloadFor(test string, d Dialect) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(test), ".lua")
+	if test == "oltp" {
+		return "oltp", nil
+	}
+	if strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05 {
+		wl := scripts05[base]
+		if wl == "" {
+			return "", &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
+		}
+		return wl, nil
+	}
+	return base, nil
+}

@@ -1,0 +1,8 @@
+CREATE TABLE sbtest1(
+  id INTEGER NOT NULL,
+  k INTEGER DEFAULT '0' NOT NULL,
+  c CHAR(120) DEFAULT '' NOT NULL,
+  pad CHAR(60) DEFAULT '' NOT NULL,
+  KEY xid (id)
+) /*! ENGINE = myisam */;
+CREATE INDEX k_1 ON sbtest1(k);

@@ -1,0 +1,310 @@
+// Package oltp is the sysbench-compatible OLTP workloads (oltp_read_write,
+// oltp_read_only, oltp_point_select, ..., and the 0.4/0.5 oltp test) in three
+// dialects, sysbench 1.0, 0.5 and 0.4, which differ in schema, data, SQL,
+// id distribution, locking, protocol and counting (see oltp-spec.md). Each
+// workload name registers with package workload; the settings use
+// sysbench's option names.
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goslap/goslap/internal/prefill"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+var _ workload.Workload = (*Workload)(nil)
+
+// Workload is one OLTP workload, built by Settings.Build.
+type Workload struct {
+	cfg config
+	// setupRan says this process ran Setup: Teardown then drops only the
+	// tables Setup created. Without it (a "cleanup" command) Teardown drops
+	// every table the workload defines, as sysbench's cleanup does.
+	setupRan bool
+	created  map[string]bool
+	// trxEngine (0.4): BEGIN/COMMIT when true, else LOCK TABLES, decided
+	// by BeginIteration from the table's engine.
+	trxEngine bool
+}
+
+// Dialect returns the sysbench dialect the workload reproduces.
+func (w *Workload) Dialect() string { return w.cfg.dialect }
+
+// TableNames returns the tables the workload defines.
+func (w *Workload) TableNames() []string {
+	if w.cfg.dialect == dialect04 {
+		return []string{w.cfg.tableName}
+	}
+	out := make([]string, w.cfg.tables)
+	for i := range out {
+		out[i] = "sbtest" + strconv.Itoa(i+1)
+	}
+	return out
+}
+
+// Ops has one op: the event (sysbench's "transaction").
+func (w *Workload) Ops() []string { return []string{"event"} }
+
+func (w *Workload) tableSize(scale int64) int64 {
+	if scale > 0 {
+		return scale
+	}
+	return w.cfg.tableSize
+}
+
+func (w *Workload) def(p workload.Point) tableDef {
+	e := p.Engine
+	if e == "" {
+		e = w.cfg.storageEngine
+	}
+	opts := strings.TrimSpace(strings.TrimSpace(w.cfg.createOptions) + " " + strings.TrimSpace(p.EngineOptions))
+	return tableDef{dialect: w.cfg.dialect, engine: e, createOptions: opts, autoInc: w.cfg.autoInc,
+		secondary: w.cfg.secondary, myisamMaxRows: w.cfg.myisamMaxRows}
+}
+
+// existing returns which of the workload's tables exist in the current schema.
+func (w *Workload) existing(s *workload.Session) ([]string, error) {
+	names := w.TableNames()
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	db, err := s.Main.QueryStrings("SELECT IFNULL(DATABASE(), '')")
+	if err != nil {
+		return nil, fmt.Errorf("reading the current schema: %w", err)
+	}
+	if len(db) != 1 || db[0] == "" {
+		return nil, fmt.Errorf("no schema selected for the OLTP tables (schema %q)", w.cfg.schema)
+	}
+	return s.Main.QueryStrings("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (" +
+		strings.Join(quoted, ",") + ") ORDER BY TABLE_NAME")
+}
+
+// Setup is sysbench's prepare: CREATE TABLE, load the rows, create the
+// index on k. It refuses to touch a table that already exists.
+func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) error {
+	w.setupRan = true
+	if w.created == nil {
+		w.created = map[string]bool{}
+	}
+	have, err := w.existing(s)
+	if err != nil {
+		return err
+	}
+	if len(have) > 0 {
+		return fmt.Errorf("table %s already exists: prepare creates the tables and never reuses or drops existing ones (run cleanup first if goslap or sysbench created them)", strings.Join(have, ", "))
+	}
+	d := w.def(p)
+	n := w.tableSize(p.Scale)
+	names := w.TableNames()
+	var tables []prefill.Table
+	for i, name := range names {
+		ddl := d.createTable(name)
+		if err := s.Main.Exec(ddl); err != nil {
+			return fmt.Errorf("creating table %s: %w", name, err)
+		}
+		w.created[name] = true
+		w.logWarnings(s, "CREATE TABLE "+name)
+		if w.cfg.dialect == dialect04 {
+			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
+				return fmt.Errorf("creating the index on %s: %w", name, err)
+			}
+		}
+		if w.cfg.script == scriptInsert && !w.cfg.autoInc && w.cfg.dialect == dialect10 {
+			continue // sysbench's oltp_insert prepares empty tables without auto_inc
+		}
+		tables = append(tables, w.rows(name, i, n))
+	}
+	if len(tables) > 0 {
+		method, err := prefill.ParseMethod(w.cfg.prefillMethod)
+		if err != nil {
+			return err
+		}
+		if s.Log != nil && w.cfg.verbose > 0 {
+			s.Log("Inserting %d records into %d table(s)", n, len(tables))
+		}
+		start := time.Now()
+		res, err := prefill.Load(ctx, s, tables, prefill.Options{Connections: w.cfg.prefillConns, Method: method, Phase: "prepare",
+			Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}})
+		if err != nil {
+			return err
+		}
+		if s.Log != nil && w.cfg.verbose > 0 {
+			s.Log("Loaded %d rows with %s in %.2fs", res.Rows, res.Method, time.Since(start).Seconds())
+		}
+	}
+	if w.cfg.dialect != dialect04 && w.cfg.indexK {
+		start := time.Now()
+		defer func() {
+			if s.Log != nil && w.cfg.verbose > 0 {
+				s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
+			}
+		}()
+		for i, name := range names {
+			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
+				return fmt.Errorf("creating the index on %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Workload) logWarnings(s *workload.Session, what string) {
+	if s.Log == nil {
+		return
+	}
+	rows, err := s.Main.Query("SHOW WARNINGS")
+	if err != nil {
+		return
+	}
+	for _, r := range rows {
+		if len(r) >= 3 {
+			s.Log("%s: %s %s: %s", what, r[0], r[1], r[2])
+		}
+	}
+}
+
+// rows is the generator of table i's rows (§3.2): ids 1..N in order, k
+// from the run's distribution, random c and pad (constant rows in 0.4).
+func (w *Workload) rows(name string, i int, n int64) prefill.Table {
+	cfg := w.cfg
+	sized := cfg
+	sized.tableSize = n
+	t := prefill.Table{Name: name, Columns: []string{"id", "k", "c", "pad"}, Rows: n}
+	if cfg.dialect == dialect04 {
+		c, pad := []byte(" "), []byte("qqqqqqqqqqwwwwwwwwwweeeeeeeeeerrrrrrrrrrtttttttttt")
+		t.NewRows = func(first int64) prefill.RowFunc {
+			return func(r *prefill.Row, row int64) {
+				r.Int(row + 1)
+				r.Int(0)
+				r.Str(c)
+				r.Str(pad)
+			}
+		}
+		return t
+	}
+	t.NewRows = func(first int64) prefill.RowFunc {
+		g := newRNG(cfg.seed^0x5eed, uint64(i)<<40|uint64(first))
+		c := make([]byte, len(tmplC119))
+		pad := make([]byte, len(tmplP59))
+		return func(r *prefill.Row, row int64) {
+			r.Int(row + 1)
+			r.Int(sized.dist.draw(&g, 1, n))
+			g.fill(c, tmplC119)
+			g.fill(pad, tmplP59)
+			r.Str(c)
+			r.Str(pad)
+		}
+	}
+	return t
+}
+
+// BeginIteration checks that the tables are there (a run before prepare is
+// one clear error) and, in 0.4, whether the engine is transactional.
+func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
+	have, err := w.existing(s)
+	if err != nil {
+		return err
+	}
+	if len(have) < len(w.TableNames()) {
+		missing := []string{}
+		got := map[string]bool{}
+		for _, h := range have {
+			got[h] = true
+		}
+		for _, n := range w.TableNames() {
+			if !got[n] {
+				missing = append(missing, n)
+			}
+		}
+		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(missing, ", "))
+	}
+	if w.cfg.script == scriptNontrx && w.cfg.nontrx == "insert" {
+		// 0.4's nontrx insert empties the table first, as sysbench does,
+		// but only a table this run's prepare created.
+		if !w.created[w.cfg.tableName] {
+			return fmt.Errorf("the 0.4 nontrx insert mode empties %s first, as sysbench does; goslap only empties a table its own prepare created in this run", w.cfg.tableName)
+		}
+		if err := s.Main.Exec("TRUNCATE TABLE " + w.cfg.tableName); err != nil {
+			return fmt.Errorf("emptying %s: %w", w.cfg.tableName, err)
+		}
+	}
+	if w.cfg.dialect == dialect04 {
+		switch w.cfg.engineTrx {
+		case "yes":
+			w.trxEngine = true
+		case "no":
+			w.trxEngine = false
+		default:
+			rows, err := s.Main.QueryStrings("SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + w.cfg.tableName + "'")
+			if err != nil {
+				return fmt.Errorf("reading the engine of %s: %w", w.cfg.tableName, err)
+			}
+			e := ""
+			if len(rows) == 1 {
+				e = strings.ToLower(rows[0])
+			}
+			switch e {
+			case "myisam", "heap", "memory", "maria", "aria":
+				w.trxEngine = false
+			case "innodb", "bdb", "berkeleydb", "ndbcluster", "federated", "pbxt", "falcon":
+				w.trxEngine = true
+			default:
+				return fmt.Errorf("cannot tell whether engine '%s' of %s is transactional: use --mysql-engine-trx=yes|no", e, w.cfg.tableName)
+			}
+		}
+	}
+	return nil
+}
+
+// EndIteration does nothing: the tables live from Setup to Teardown.
+func (w *Workload) EndIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
+	return nil
+}
+
+// Load builds the iteration's clients.
+func (w *Workload) Load(it workload.Iteration) (workload.Load, error) {
+	cfg := w.cfg
+	cfg.tableSize = w.tableSize(it.Scale)
+	e := it.Engine
+	if e == "" {
+		e = cfg.storageEngine
+	}
+	if e == "" {
+		e = "innodb"
+	}
+	// 0.5 locks every table instead of BEGIN when the engine is literally
+	// "myisam" (a case-sensitive comparison in oltp.lua).
+	lock := cfg.dialect == dialect05 && e == "myisam"
+	trxEngine := w.trxEngine
+	if cfg.dialect == dialect04 && cfg.engineTrx == "auto" && !w.trxEngine {
+		// BeginIteration did not run (a recorded load in tests): decide by name.
+		trxEngine = !strings.EqualFold(e, "myisam")
+	}
+	l := &load{cfg: &cfg, lock: lock, clients: max(it.Clients, 1), saltU: uint32(cfg.seed >> 7)}
+	l.stmts = statements(&cfg, lock, trxEngine)
+	l.used = used(&cfg, lock)
+	return l, nil
+}
+
+// Teardown drops the tables: only those Setup created when Setup ran in
+// this process (so a refused prepare never drops someone's table), every
+// table the workload defines otherwise (the cleanup command).
+func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload.Point) error {
+	var firstErr error
+	for _, name := range w.TableNames() {
+		if w.setupRan && !w.created[name] {
+			continue
+		}
+		if err := s.Main.Exec("DROP TABLE IF EXISTS " + name); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("dropping %s: %w", name, err)
+		}
+		delete(w.created, name)
+	}
+	return firstErr
+}
