@@ -84,19 +84,65 @@ type LoadStats struct {
 	Elapsed  time.Duration
 }
 
-// lastLoad keeps the figures of the most recent Setup's load.
+// LastLoad returns the figures of the most recent Setup's load.
 func (w *Workload) LastLoad() LoadStats { return w.lastLoad }
+
+// LoadMethod is how the load sends its rows.
+type LoadMethod int
+
+const (
+	// Batched sends multi-row INSERTs of about 1 MB (goslap's load).
+	Batched LoadMethod = iota
+	// SingleRow sends each row alone through a prepared INSERT, committing
+	// per part, as tpcc_load does: kept only as the baseline the batched
+	// load is measured against (bench/tpccbench).
+	SingleRow
+)
+
+// Fill creates the nine tables in an empty schema and loads the point's
+// warehouses with method over conns connections (0: as Setup would),
+// without the secondary indexes and foreign keys: the load alone, as the
+// loader benchmark measures it. Teardown removes what it made.
+func (w *Workload) Fill(ctx context.Context, s *workload.Session, p workload.Point, method LoadMethod, conns int) (LoadStats, error) {
+	st, err := inspect(s.Main, w.common.Schema)
+	if err != nil {
+		return LoadStats{}, err
+	}
+	if len(st.present) > 0 || len(st.foreign) > 0 {
+		return LoadStats{}, fmt.Errorf("schema '%s' is not empty: Fill needs an empty schema", w.schemaName(s.Main))
+	}
+	if err := createTables(s, p); err != nil {
+		return LoadStats{}, err
+	}
+	if conns <= 0 {
+		conns = w.loadConnections(p)
+	}
+	wh := w.warehouses(p)
+	return w.runLoad(ctx, s, loadTasks(wh), conns, method == SingleRow, ExpectedRows(wh))
+}
 
 // load fills the created tables over several connections.
 func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Point, warehouses int) error {
-	tasks := loadTasks(warehouses)
-	n := w.loadConnections(p)
+	s.Log("tpcc: loading %d warehouse(s)", warehouses)
+	st, err := w.runLoad(ctx, s, loadTasks(warehouses), w.loadConnections(p), false, ExpectedRows(warehouses))
+	if err != nil {
+		return err
+	}
+	w.lastLoad = st
+	s.Log("tpcc: loaded %d rows (%.1f MB of INSERT text) in %s", st.Rows, float64(st.SQLBytes)/1e6, st.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// runLoad runs tasks over n connections; singleRow sends each row alone
+// through a prepared statement in transactions (the baseline).
+func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loadTask, n int, singleRow bool, total int64) (LoadStats, error) {
 	if n > len(tasks) {
 		n = len(tasks)
 	}
 	if n < 1 {
 		n = 1
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
@@ -112,7 +158,6 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 	fail := func(err error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
-	s.Log("tpcc: loading %d warehouse(s) over %d connection(s)", warehouses, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
@@ -125,11 +170,15 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 			defer c.Close()
 			// tpcc_load's session: the rows are unique and consistent by
 			// construction.
-			if err := c.Exec("SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
+			set := "SET SESSION unique_checks = 0, foreign_key_checks = 0"
+			if singleRow {
+				set += ", autocommit = 0"
+			}
+			if err := c.Exec(set); err != nil {
 				fail(err)
 				return
 			}
-			l := &loader{conn: c, now: now, c: consts, seed: w.common.Seed, rows: &rows, bytes: &bytes}
+			l := &loader{conn: c, now: now, c: consts, seed: w.common.Seed, singleRow: singleRow, rows: &rows, bytes: &bytes}
 			for t := range queue {
 				if err := l.run(t); err != nil {
 					fail(err)
@@ -138,7 +187,6 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 			}
 		}()
 	}
-	total := ExpectedRows(warehouses)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -166,15 +214,13 @@ feed:
 	cancel()
 	<-done
 	if firstErr != nil {
-		return firstErr
+		return LoadStats{}, firstErr
 	}
-	if err := ctx.Err(); err != nil && context.Cause(ctx) != context.Canceled {
-		return err
+	if err := parent.Err(); err != nil {
+		return LoadStats{}, err
 	}
 	s.Progress("tpcc load", rows.Load(), rows.Load())
-	w.lastLoad = LoadStats{Rows: rows.Load(), SQLBytes: bytes.Load(), Elapsed: time.Since(start)}
-	s.Log("tpcc: loaded %d rows in %s", rows.Load(), w.lastLoad.Elapsed.Round(time.Millisecond))
-	return nil
+	return LoadStats{Rows: rows.Load(), SQLBytes: bytes.Load(), Elapsed: time.Since(start)}, nil
 }
 
 // loader is one load connection.

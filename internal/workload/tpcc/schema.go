@@ -167,15 +167,22 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	if len(st.present) > 0 {
 		return fmt.Errorf("schema '%s' holds an incomplete TPC-C schema (missing %s): run cleanup first", schema, strings.Join(st.missing, ", "))
 	}
-	for _, t := range Tables {
-		if err := s.Main.Exec(CreateTableSQL(t, p.Engine, p.EngineOptions)); err != nil {
-			return fmt.Errorf("cannot create table %s: %w", t, err)
-		}
+	if err := createTables(s, p); err != nil {
+		return err
 	}
 	if err := w.load(ctx, s, p, wh); err != nil {
 		return err
 	}
 	return w.addKeys(ctx, s)
+}
+
+func createTables(s *workload.Session, p workload.Point) error {
+	for _, t := range Tables {
+		if err := s.Main.Exec(CreateTableSQL(t, p.Engine, p.EngineOptions)); err != nil {
+			return fmt.Errorf("cannot create table %s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 func first(s []string) string {
