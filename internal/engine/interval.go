@@ -65,9 +65,9 @@ type reporter struct {
 
 func startReporter(r *run) *reporter {
 	rep := &reporter{
-		r:     r,
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
+		r:        r,
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
 		spare:    make([][]uint32, len(r.clients)),
 		spareOps: make([][]uint16, len(r.clients)),
 		tally:    make([]workload.Tally, len(r.clients)),

@@ -3,10 +3,12 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
@@ -149,18 +151,25 @@ func drive(t *testing.T, e *env, w *Workload, clients, n int) (ops [numTx]int, t
 	return ops, tally
 }
 
-// TestPrepareRunCheck is the life cycle on one warehouse: load (cardinalities),
-// check, transactions from several clients, check, a corrupted row, cleanup.
-// One test, because the load is the expensive part.
+// TestPrepareRunCheck is the life cycle on 1 and 2 warehouses: load
+// (cardinalities), check, transactions from several clients, a timed run
+// through the engine (mix), check, a corrupted row per condition, cleanup.
+// One test per scale, because the load is the expensive part.
 func TestPrepareRunCheck(t *testing.T) {
-	e := newEnv(t, "tpcc1")
-	w := build(t, 1, e.schema)
+	for _, wh := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d warehouses", wh), func(t *testing.T) { lifeCycle(t, wh) })
+	}
+}
+
+func lifeCycle(t *testing.T, wh int) {
+	e := newEnv(t, fmt.Sprintf("tpcc%d", wh))
+	w := build(t, uint32(wh), e.schema)
 	p := workload.Point{Clients: 4}
 	start := time.Now()
 	if err := w.Setup(context.Background(), e.sess, p); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("loaded 1 warehouse in %s (%d rows)", time.Since(start).Round(time.Millisecond), w.LastLoad().Rows)
+	t.Logf("loaded %d warehouse(s) in %s (%d rows)", wh, time.Since(start).Round(time.Millisecond), w.LastLoad().Rows)
 
 	t.Run("cardinalities", func(t *testing.T) {
 		for _, c := range []struct {
@@ -168,21 +177,21 @@ func TestPrepareRunCheck(t *testing.T) {
 			want int
 		}{
 			{"SELECT COUNT(*) FROM item", 100000},
-			{"SELECT COUNT(*) FROM warehouse", 1},
-			{"SELECT COUNT(*) FROM stock", 100000},
-			{"SELECT COUNT(*) FROM district", 10},
-			{"SELECT COUNT(*) FROM customer", 30000},
-			{"SELECT COUNT(*) FROM history", 30000},
-			{"SELECT COUNT(*) FROM orders", 30000},
-			{"SELECT COUNT(*) FROM new_orders", 9000},
-			{"SELECT COUNT(*) FROM orders WHERE o_carrier_id IS NULL", 9000},
+			{"SELECT COUNT(*) FROM warehouse", wh},
+			{"SELECT COUNT(*) FROM stock", 100000 * wh},
+			{"SELECT COUNT(*) FROM district", 10 * wh},
+			{"SELECT COUNT(*) FROM customer", 30000 * wh},
+			{"SELECT COUNT(*) FROM history", 30000 * wh},
+			{"SELECT COUNT(*) FROM orders", 30000 * wh},
+			{"SELECT COUNT(*) FROM new_orders", 9000 * wh},
+			{"SELECT COUNT(*) FROM orders WHERE o_carrier_id IS NULL", 9000 * wh},
 			{"SELECT COUNT(*) FROM order_line WHERE ol_delivery_d IS NULL", e.count("SELECT SUM(o_ol_cnt) FROM orders WHERE o_id > 2100")},
 			{"SELECT MIN(no_o_id) FROM new_orders", 2101},
 			{"SELECT COUNT(DISTINCT o_c_id) FROM orders WHERE o_d_id = 3", 3000},
 			{"SELECT COUNT(*) FROM order_line", e.count("SELECT SUM(o_ol_cnt) FROM orders")},
 			{"SELECT MIN(o_ol_cnt) >= 5 AND MAX(o_ol_cnt) <= 15 FROM orders", 1},
 			{"SELECT COUNT(DISTINCT c_last) FROM customer WHERE c_id <= 1000 AND c_d_id = 1", 1000},
-			{"SELECT COUNT(*) FROM customer WHERE c_id = 1 AND c_last = 'BARBARBAR'", 10},
+			{"SELECT COUNT(*) FROM customer WHERE c_id = 1 AND c_last = 'BARBARBAR'", 10 * wh},
 			{"SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = 'idx_customer'", 4},
 			{"SELECT COUNT(*) FROM information_schema.referential_constraints WHERE constraint_schema = DATABASE()", 10},
 		} {
@@ -197,8 +206,8 @@ func TestPrepareRunCheck(t *testing.T) {
 			lo, hi int
 		}{
 			{"SELECT COUNT(*) FROM item WHERE i_data LIKE '%original%'", 9000, 11000},
-			{"SELECT COUNT(*) FROM stock WHERE s_data LIKE '%original%'", 9000, 11000},
-			{"SELECT COUNT(*) FROM customer WHERE c_credit = 'BC'", 14000, 16000},
+			{"SELECT COUNT(*) FROM stock WHERE s_data LIKE '%original%'", 9000 * wh, 11000 * wh},
+			{"SELECT COUNT(*) FROM customer WHERE c_credit = 'BC'", 14000 * wh, 16000 * wh},
 		} {
 			if got := e.count(c.q); got < c.lo || got > c.hi {
 				t.Errorf("%s = %d, want %d..%d", c.q, got, c.lo, c.hi)
@@ -214,8 +223,8 @@ func TestPrepareRunCheck(t *testing.T) {
 		if err := w.Setup(context.Background(), e.sess, p); err != nil {
 			t.Fatal(err)
 		}
-		if err := build(t, 2, e.schema).Setup(context.Background(), e.sess, p); err == nil {
-			t.Fatal("Setup for 2 warehouses on a 1-warehouse schema succeeded")
+		if err := build(t, uint32(wh+1), e.schema).Setup(context.Background(), e.sess, p); err == nil {
+			t.Fatalf("Setup for %d warehouses on a %d-warehouse schema succeeded", wh+1, wh)
 		}
 	})
 	t.Run("transactions then check", func(t *testing.T) {
@@ -239,19 +248,63 @@ func TestPrepareRunCheck(t *testing.T) {
 		if err := Check(e.main); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.count("SELECT COUNT(*) FROM orders"); got <= 30000 {
+		if got := e.count("SELECT COUNT(*) FROM orders"); got <= 30000*wh {
 			t.Errorf("orders %d: no New-Order committed", got)
 		}
 	})
+	t.Run("timed run then check", func(t *testing.T) {
+		const clients = 4
+		it := workload.Iteration{Point: p, Number: 1}
+		l, err := w.Load(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := engine.Run(context.Background(), engine.Plan{Connector: e.conn, Workload: w, Load: l, Iteration: it,
+			Clients: clients, Warmup: time.Second, Duration: 5 * time.Second, Seed: 42})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := FromBenchmark(b, w.Counts(), b.Elapsed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all uint64
+		for _, tx := range r.Tx {
+			all += tx.Completed()
+		}
+		if all != b.Events || all < 100 {
+			t.Fatalf("%d transactions completed, engine counted %d (want >= 100)", all, b.Events)
+		}
+		// The shared deck deals 10/10/1/1/1 of every 23 cards: what the
+		// measured window holds differs from the exact shares by at most a
+		// deck at each end and the transactions in flight.
+		slack := float64(2*deckSize + 2*clients)
+		for i, share := range []float64{10, 10, 1, 1, 1} {
+			got, want := float64(r.Tx[i].Completed()), float64(all)*share/23
+			if got < want-slack || got > want+slack {
+				t.Errorf("%s: %v of %d, want %.0f ± %.0f (%.2f %%)", OpNames[i], got, all, want, slack, share*100/23)
+			}
+		}
+		if r.TpmC() <= 0 || b.Tally.Rollbacks == 0 && r.Tx[NewOrder].Completed() > 1000 {
+			t.Errorf("tpmC %.1f, %d rollbacks of %d New-Orders", r.TpmC(), b.Tally.Rollbacks, r.Tx[NewOrder].Completed())
+		}
+		t.Logf("%d transactions in %s, %.0f tpmC, tally %+v", all, b.Elapsed.Round(time.Millisecond), r.TpmC(), b.Tally)
+		if err := Check(e.main); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("corrupted rows fail their condition", func(t *testing.T) {
+		// An undelivered order inside the district's range, whatever the
+		// runs delivered.
+		mid := e.count("SELECT (MIN(no_o_id) + MAX(no_o_id)) DIV 2 FROM new_orders WHERE no_w_id = 1 AND no_d_id = 2")
 		for _, c := range []struct {
 			cond        int
 			break_, fix string
 		}{
 			{1, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1", "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 1"},
-			{2, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_id = 5", "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_id = 5"},
-			{3, "DELETE FROM new_orders WHERE no_d_id = 2 AND no_o_id = 2500", "INSERT INTO new_orders VALUES (2500, 2, 1)"},
-			{4, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_d_id = 7 AND o_id = 10", "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_d_id = 7 AND o_id = 10"},
+			{2, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_id = 5 AND d_w_id = 1", "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_id = 5 AND d_w_id = 1"},
+			{3, fmt.Sprintf("DELETE FROM new_orders WHERE no_w_id = 1 AND no_d_id = 2 AND no_o_id = %d", mid), fmt.Sprintf("INSERT INTO new_orders VALUES (%d, 2, 1)", mid)},
+			{4, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 7 AND o_id = 10", "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 7 AND o_id = 10"},
 		} {
 			if err := e.main.Exec("SET foreign_key_checks = 0; " + c.break_ + "; COMMIT"); err != nil {
 				t.Fatal(err)
