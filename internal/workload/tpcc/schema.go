@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -240,4 +241,31 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 		return fmt.Errorf("cannot drop the TPC-C tables: %w", err)
 	}
 	return nil
+}
+
+// ErrNotLoaded is returned by Loaded for a schema without the nine tables.
+var ErrNotLoaded = errors.New("holds no TPC-C tables")
+
+// Loaded returns the number of warehouses loaded in the connection's
+// current schema: an error wrapping ErrNotLoaded when any of the nine
+// tables is missing.
+func Loaded(c *mysqlconn.Conn) (int, error) {
+	st, err := inspect(c, "")
+	if err != nil {
+		return 0, err
+	}
+	if len(st.present) == 0 {
+		return 0, ErrNotLoaded
+	}
+	if len(st.missing) > 0 {
+		return 0, fmt.Errorf("%w (missing %s)", ErrNotLoaded, strings.Join(st.missing, ", "))
+	}
+	n, err := c.QueryStrings("SELECT COUNT(*) FROM warehouse")
+	if err != nil {
+		return 0, err
+	}
+	if len(n) != 1 {
+		return 0, errors.New("SELECT COUNT(*) FROM warehouse returned no row")
+	}
+	return strconv.Atoi(n[0])
 }
