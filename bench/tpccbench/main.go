@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,9 +43,22 @@ func main() {
 	runs := flag.Int("runs", 5, "runs of each arm (alternated)")
 	conns := flag.Int("conns", 4, "connections of the parallel batched arm")
 	arms := flag.String("arms", "single-row,batched-1,batched-N", "arms to run")
+	profile := flag.String("cpuprofile", "", "write the client's CPU profile of all runs to this file")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tpccbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*warehouses, *runs, *conns, strings.Split(*arms, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "tpccbench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
