@@ -286,7 +286,7 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 	}
 	measuring()
 	fmt.Fprintf(out, "\nSTOPPING THREADS\n\n")
-	r, err := tpcc.FromBenchmark(b, w.Counts(), window)
+	r, err := tpcc.FromBenchmark(b, w.CountsBetween(b.Start, b.End), window)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -49,17 +50,41 @@ func (l *load) Client(id int) workload.Client {
 	return c
 }
 
-func (l *load) counts() Counts {
+// counts sums the clients' retries and failures that happened within
+// [from, to] (all of them for zero times).
+func (l *load) counts(from, to time.Time) Counts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var n Counts
 	for _, c := range l.clients {
-		for i := 0; i < numTx; i++ {
-			n.Retries[i] += c.counts.Retries[i]
-			n.Failures[i] += c.counts.Failures[i]
+		if from.IsZero() && to.IsZero() {
+			for i := 0; i < numTx; i++ {
+				n.Retries[i] += c.counts.Retries[i]
+				n.Failures[i] += c.counts.Failures[i]
+			}
+			continue
+		}
+		for _, e := range c.events {
+			if e.at.Before(from) || e.at.After(to) {
+				continue
+			}
+			if e.failure {
+				n.Failures[e.op]++
+			} else {
+				n.Retries[e.op]++
+			}
 		}
 	}
 	return n
+}
+
+// countEvent is one retry or failure, timed so that a report can count
+// only those of the measured window, as tpcc-mysql does. They are rare
+// (an SQL error each), so the clock is read only then.
+type countEvent struct {
+	at      time.Time
+	op      int
+	failure bool
 }
 
 // executor runs a client's statements: prepared statements on a connection
@@ -124,6 +149,7 @@ type client struct {
 	hdata  []byte
 	tally  workload.Tally
 	counts Counts
+	events []countEvent
 }
 
 func newClient(l *load, id int) *client {
@@ -227,10 +253,12 @@ func (c *client) attempt(op int) error {
 		}
 		if !isSQL || attempt == MaxRetry {
 			c.counts.Failures[op]++
+			c.events = append(c.events, countEvent{at: time.Now(), op: op, failure: true})
 			return err
 		}
 		c.tally.Retries++
 		c.counts.Retries[op]++
+		c.events = append(c.events, countEvent{at: time.Now(), op: op})
 	}
 }
 

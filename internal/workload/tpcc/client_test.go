@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -367,6 +368,8 @@ func TestRetries(t *testing.T) {
 			return nil
 		}
 		c := testClient(1, 5, r)
+		c.l.clients = append(c.l.clients, c)
+		before := time.Now()
 		op := -1
 		for op != StockLevel {
 			r.log = nil
@@ -378,6 +381,14 @@ func TestRetries(t *testing.T) {
 		}
 		if c.counts.Retries[StockLevel] != 2 || c.tally.Retries != 2 || c.counts.Failures[StockLevel] != 0 {
 			t.Fatalf("retries %v, tally %+v", c.counts.Retries, c.tally)
+		}
+		// Counted by time: all in the window that holds them, none after it.
+		after := time.Now()
+		if got := c.l.counts(before, after); got != c.counts {
+			t.Errorf("counts in [before, after] %+v, want %+v", got, c.counts)
+		}
+		if got := c.l.counts(after.Add(time.Nanosecond), after.Add(time.Hour)); got != (Counts{}) {
+			t.Errorf("counts after the retries %+v, want none", got)
 		}
 		// three attempts of the same statements, two ending in ROLLBACK
 		first := fmt.Sprintf("stock_level.district(%d,1)", c.in.d)

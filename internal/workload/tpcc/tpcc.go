@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/workload"
@@ -149,5 +150,15 @@ func (w *Workload) Counts() Counts {
 	if w.last == nil {
 		return Counts{}
 	}
-	return w.last.counts()
+	return w.last.counts(time.Time{}, time.Time{})
+}
+
+// CountsBetween is Counts restricted to the retries and failures that
+// happened between from and to (a run's measured window, Benchmark.Start
+// and End: tpcc-mysql counts only while counting_on).
+func (w *Workload) CountsBetween(from, to time.Time) Counts {
+	if w.last == nil {
+		return Counts{}
+	}
+	return w.last.counts(from, to)
 }
