@@ -1,11 +1,14 @@
 // Command goslap is a drop-in, flag-compatible replacement for mysqlslap;
-// `goslap sysbench …` takes sysbench command lines (package sysbench).
+// `goslap sysbench …` takes sysbench command lines (package sysbench),
+// `goslap tpcc-load …` and `goslap tpcc-start …` tpcc-mysql's (package
+// tpccmysql).
 package main
 
 import (
 	"os"
 
 	"github.com/goslap/goslap/internal/sysbench"
+	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/slap"
 )
 
@@ -13,6 +16,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "sysbench" {
 		sysbench.Version = slap.Version
 		os.Exit(sysbench.Main(os.Args[2:], sysbench.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
+	}
+	if len(os.Args) > 1 && tpccmysql.IsCommand(os.Args[1]) {
+		os.Exit(tpccmysql.Main(os.Args[1], os.Args[2:], tpccmysql.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
 	os.Exit(slap.Main(os.Args))
 }

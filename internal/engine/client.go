@@ -228,7 +228,7 @@ func (c *client) loop() {
 				c.samples[op].Record(d)
 			}
 			if intervals {
-				c.iv.unit(d, c.tally())
+				c.iv.unit(d, op, c.tally())
 			}
 		}
 		if r.paced {

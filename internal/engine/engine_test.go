@@ -484,6 +484,13 @@ func TestIntervals(t *testing.T) {
 				if iv.Clients != 3 {
 					t.Errorf("interval %d: %d clients running", i, iv.Clients)
 				}
+				var perOp int64
+				for _, o := range iv.Ops {
+					perOp += o.Count
+				}
+				if len(iv.Ops) != len(p.Workload.Ops()) || perOp != int64(iv.Events) {
+					t.Errorf("interval %d: %d ops holding %d units, want %d and %d", i, len(iv.Ops), perOp, len(p.Workload.Ops()), iv.Events)
+				}
 				if iv.Tally.Retries != iv.Errors || (tc.w != nil) != (iv.Errors > 0) {
 					t.Errorf("interval %d: %d errors, %d retries", i, iv.Errors, iv.Tally.Retries)
 				}

@@ -24,13 +24,15 @@ type snapshot struct {
 	reconnects uint64
 	tally      workload.Tally // the client's running tally at its last unit
 	micros     []uint32       // service times since the last snapshot
+	ops        []uint16       // the op of each of micros
 }
 
-func (s *snapshot) unit(d time.Duration, t workload.Tally) {
+func (s *snapshot) unit(d time.Duration, op int, t workload.Tally) {
 	s.mu.Lock()
 	s.events++
 	s.tally = t
 	s.micros = append(s.micros, uint32(latency.Micros(d)))
+	s.ops = append(s.ops, uint16(op))
 	s.mu.Unlock()
 }
 
@@ -54,19 +56,26 @@ type reporter struct {
 	done      chan struct{}
 	intervals []results.Interval
 
-	spare []([]uint32)     // per client: the buffer to swap in next
-	tally []workload.Tally // per client: tally at the previous snapshot
-	hist  *hdrhistogram.Histogram
+	spare    []([]uint32)     // per client: the buffer to swap in next
+	spareOps [][]uint16       // per client: the same for the op ids
+	tally    []workload.Tally // per client: tally at the previous snapshot
+	hist     *hdrhistogram.Histogram
+	opHist   []*hdrhistogram.Histogram
 }
 
 func startReporter(r *run) *reporter {
 	rep := &reporter{
-		r:     r,
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
-		spare: make([][]uint32, len(r.clients)),
-		tally: make([]workload.Tally, len(r.clients)),
-		hist:  latency.NewHistogram(),
+		r:        r,
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+		spare:    make([][]uint32, len(r.clients)),
+		spareOps: make([][]uint16, len(r.clients)),
+		tally:    make([]workload.Tally, len(r.clients)),
+		hist:     latency.NewHistogram(),
+		opHist:   make([]*hdrhistogram.Histogram, len(r.ops)),
+	}
+	for i := range rep.opHist {
+		rep.opHist[i] = latency.NewHistogram()
 	}
 	go rep.loop()
 	return rep
@@ -112,18 +121,22 @@ func (rep *reporter) loop() {
 func (rep *reporter) take(at, length time.Duration) results.Interval {
 	iv := results.Interval{At: at, Length: length, Clients: int(rep.r.running.Load())}
 	rep.hist.Reset()
+	for _, h := range rep.opHist {
+		h.Reset()
+	}
 	for i := range rep.r.clients {
 		s := &rep.r.clients[i].iv
 		s.mu.Lock()
-		buf := s.micros
-		s.micros = rep.spare[i][:0]
+		buf, ops := s.micros, s.ops
+		s.micros, s.ops = rep.spare[i][:0], rep.spareOps[i][:0]
 		events, errs, reconn, tally := s.events, s.errors, s.reconnects, s.tally
 		s.events, s.errors, s.reconnects = 0, 0, 0
 		s.mu.Unlock()
-		rep.spare[i] = buf
+		rep.spare[i], rep.spareOps[i] = buf, ops
 
-		for _, us := range buf {
+		for j, us := range buf {
 			_ = rep.hist.RecordValue(int64(us))
+			_ = rep.opHist[ops[j]].RecordValue(int64(us))
 		}
 		iv.Events += events
 		iv.Errors += errs
@@ -141,5 +154,9 @@ func (rep *reporter) take(at, length time.Duration) results.Interval {
 		}
 	}
 	iv.Latency = latency.Figures(rep.hist)
+	iv.Ops = make([]latency.Percentiles, len(rep.opHist))
+	for i, h := range rep.opHist {
+		iv.Ops[i] = latency.Figures(h)
+	}
 	return iv
 }

@@ -66,8 +66,11 @@ type Interval struct {
 	Tally      workload.Tally
 	Errors     uint64 // ignored errors
 	Reconnects uint64
-	// Latency holds the interval's per-unit service time across all ops.
+	// Latency holds the interval's per-unit service time across all ops;
+	// Ops the same per op (index = op id), for reports that show one kind
+	// of unit apart (tpcc-mysql's New-Order line).
 	Latency latency.Percentiles
+	Ops     []latency.Percentiles
 }
 
 // Total merges the ops' recorders into one: every measured unit whatever

@@ -1,0 +1,375 @@
+// Package tpccmysql takes tpcc-mysql's command lines — `goslap tpcc-load
+// -h -P -d -u -p -w` and `goslap tpcc-start -h -P -d -u -p -w -c -r -l -i`
+// — and runs them with goslap's TPC-C workload (internal/workload/tpcc)
+// through internal/engine: ramp-up is the engine's warm-up, -l its
+// measured time (truncated to whole -i intervals, as tpcc-mysql counts),
+// -i its report interval. It prints tpcc-mysql's interval lines and its
+// <Raw Results>, <Constraint Check> and <TpmC> sections, plus the elapsed
+// time percentiles per transaction that tpcc-mysql does not measure.
+// tpcc-check and tpcc-cleanup (goslap's) run the consistency check and
+// drop the nine tables.
+package tpccmysql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/tpcc"
+)
+
+// Env is where Main writes and what it may wait on.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Context ends the command early; nil means one that ends on
+	// SIGINT/SIGTERM.
+	Context context.Context
+}
+
+// IsCommand says whether word is one of this front end's commands.
+func IsCommand(word string) bool {
+	_, ok := letters[word]
+	return ok
+}
+
+// DefaultSocket is the client library's default socket on Debian/Ubuntu's
+// MariaDB, which host "localhost" means.
+const DefaultSocket = "/run/mysqld/mysqld.sock"
+
+// Main runs `goslap COMMAND ARGS…` and returns the exit status: 0, or 1
+// after an error, which is one line on stderr.
+func Main(command string, args []string, env Env) int {
+	c, err := Parse(command, args)
+	if err != nil {
+		return fail(env.Stderr, command, err)
+	}
+	if c.Help {
+		usage(env.Stdout, command)
+		return 0
+	}
+	ctx := env.Context
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	if err := execute(ctx, c, env.Stdout); err != nil {
+		return fail(env.Stderr, command, err)
+	}
+	return 0
+}
+
+func fail(w io.Writer, command string, err error) int {
+	fmt.Fprintf(w, "goslap %s: %v\n", command, err)
+	return 1
+}
+
+// driverConfig maps -h -P -S -u -p -d onto the driver: a socket wins, and
+// host "localhost" means the default socket (the client library's rule).
+func driverConfig(c *Config) *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.DBName = c.User, c.Password, c.DB
+	switch {
+	case c.Socket != "":
+		cfg.Net, cfg.Addr = "unix", c.Socket
+	case c.Host == "localhost":
+		cfg.Net, cfg.Addr = "unix", DefaultSocket
+	default:
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+	}
+	cfg.Logger = &mysql.NopLogger{}
+	cfg.ConnectionAttributes = "program_name:goslap-" + c.Command
+	cfg.TLSConfig = "false"
+	cfg.Timeout = 10 * time.Second
+	return cfg
+}
+
+func execute(ctx context.Context, c *Config, out io.Writer) error {
+	cfg := driverConfig(c)
+	conn, err := mysqlconn.NewConnector(cfg, "")
+	if err != nil {
+		return err
+	}
+	connect := func() (*mysqlconn.Conn, error) {
+		cn, err := conn.Connect(nil)
+		if err != nil {
+			code, msg := mysqlconn.ConnectError(err, cfg.Net, cfg.Addr)
+			return nil, fmt.Errorf("Error when connecting to server: %d %s", code, msg)
+		}
+		return cn, nil
+	}
+	main, err := connect()
+	if err != nil {
+		return err
+	}
+	defer main.Close()
+	settings := tpcc.NewSettings()
+	settings.Warehouses = uint32(max(c.Warehouses, 1))
+	if c.Command == "tpcc-load" {
+		settings.LoadConnections = uint32(c.Connections)
+	}
+	wl, err := settings.Build(tpcc.Name, workload.Common{Schema: c.DB, Seed: uint64(time.Now().UnixNano())})
+	if err != nil {
+		return err
+	}
+	w := wl.(*tpcc.Workload)
+	s := &workload.Session{Main: main, Connect: connect,
+		Log:      func(string, ...any) {},
+		Progress: progress(out)}
+
+	switch c.Command {
+	case "tpcc-load":
+		return load(ctx, c, w, s, out)
+	case "tpcc-check":
+		return check(main, out)
+	case "tpcc-cleanup":
+		if _, err := tpcc.Loaded(main); errors.Is(err, tpcc.ErrNotLoaded) {
+			fmt.Fprintf(out, "schema '%s' holds no TPC-C tables: nothing to drop\n", c.DB)
+			return nil
+		}
+		if err := w.Teardown(ctx, s, workload.Point{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "dropped the TPC-C tables of schema '%s'\n", c.DB)
+		return nil
+	}
+	return start(ctx, c, w, conn, main, out)
+}
+
+// progress prints the load's advance at each tenth.
+func progress(out io.Writer) func(string, int64, int64) {
+	last := int64(0)
+	return func(_ string, done, total int64) {
+		if total <= 0 || done >= total {
+			return
+		}
+		if tenth := done * 10 / total; tenth > last {
+			last = tenth
+			fmt.Fprintf(out, "  %3d %% (%d rows)\n", tenth*10, done)
+		}
+	}
+}
+
+func writeParameters(out io.Writer, c *Config) {
+	fmt.Fprintf(out, "<Parameters>\n")
+	if c.Socket != "" {
+		fmt.Fprintf(out, "     [socket]: %s\n", c.Socket)
+	} else {
+		fmt.Fprintf(out, "     [server]: %s\n", c.Host)
+		fmt.Fprintf(out, "     [port]: %d\n", c.Port)
+	}
+	fmt.Fprintf(out, "     [DBname]: %s\n", c.DB)
+	fmt.Fprintf(out, "       [user]: %s\n", c.User)
+	fmt.Fprintf(out, "  [warehouse]: %d\n", c.Warehouses)
+	if c.Command == "tpcc-start" {
+		fmt.Fprintf(out, " [connection]: %d\n", c.Connections)
+		fmt.Fprintf(out, "     [rampup]: %d (sec.)\n", c.Rampup)
+		fmt.Fprintf(out, "    [measure]: %d (sec.)\n", c.Measure)
+	}
+}
+
+func load(ctx context.Context, c *Config, w *tpcc.Workload, s *workload.Session, out io.Writer) error {
+	conns := c.Connections
+	if conns == 0 {
+		conns = 2 * runtime.NumCPU()
+	}
+	writeParameters(out, c)
+	fmt.Fprintf(out, "\nTPCC Data Load Started... (goslap: parallel multi-row INSERTs over %d connections)\n", conns)
+	start := time.Now()
+	if err := w.Setup(ctx, s, workload.Point{Clients: conns}); err != nil {
+		return err
+	}
+	st := w.LastLoad()
+	if st.Rows == 0 {
+		return fmt.Errorf("schema '%s' already holds TPC-C data for %d warehouse(s): nothing loaded (goslap tpcc-cleanup drops it)", c.DB, c.Warehouses)
+	}
+	sec := st.Elapsed.Seconds()
+	fmt.Fprintf(out, "\n...DATA LOADING COMPLETED SUCCESSFULLY.\n")
+	fmt.Fprintf(out, "goslap: %d rows, %.1f MB of INSERT text in %.1f s: %.0f rows/s, %.1f MB/s; with indexes and foreign keys %.1f s\n",
+		st.Rows, float64(st.SQLBytes)/1e6, sec, float64(st.Rows)/sec, float64(st.SQLBytes)/1e6/sec, time.Since(start).Seconds())
+	if c.Check {
+		return check(s.Main, out)
+	}
+	return nil
+}
+
+// check prints goslap's <Consistency Check> section; a failed condition is
+// the returned error.
+func check(c *mysqlconn.Conn, out io.Writer) error {
+	if _, err := tpcc.Loaded(c); err != nil {
+		return notLoaded(c, err)
+	}
+	fmt.Fprintf(out, "\n<Consistency Check> (goslap: TPC-C conditions 1-4)\n")
+	err := tpcc.Check(c)
+	var ce *tpcc.ConditionError
+	failed := 0
+	if errors.As(err, &ce) {
+		failed = ce.Condition
+	} else if err != nil {
+		return err
+	}
+	for i, rule := range tpcc.Conditions {
+		state := "[OK]"
+		switch {
+		case i+1 == failed:
+			state = "[NG]"
+		case failed != 0 && i+1 > failed:
+			state = "[not checked]"
+		}
+		fmt.Fprintf(out, "   %d: %s %s\n", i+1, rule, state)
+	}
+	return err
+}
+
+func notLoaded(c *mysqlconn.Conn, err error) error {
+	if errors.Is(err, tpcc.ErrNotLoaded) {
+		schema := ""
+		if n, qerr := c.QueryStrings("SELECT DATABASE()"); qerr == nil && len(n) == 1 {
+			schema = n[0]
+		}
+		return fmt.Errorf("schema '%s' %v: load it first (goslap tpcc-load)", schema, err)
+	}
+	return err
+}
+
+func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Connector, main *mysqlconn.Conn, out io.Writer) error {
+	loaded, err := tpcc.Loaded(main)
+	if err != nil {
+		return notLoaded(main, err)
+	}
+	if c.Warehouses > loaded {
+		return fmt.Errorf("-w %d: schema '%s' holds %d warehouse(s)", c.Warehouses, c.DB, loaded)
+	}
+	measure := time.Duration(c.Measure) * time.Second
+	interval := time.Duration(c.Interval) * time.Second
+	window := tpcc.Window(measure, interval)
+	it := workload.Iteration{Point: workload.Point{Clients: c.Connections, Scale: int64(c.Warehouses)}, Number: 1}
+	l, err := w.Load(it)
+	if err != nil {
+		return err
+	}
+	writeParameters(out, c)
+	fmt.Fprintf(out, "\nRAMP-UP TIME.(%d sec.)\n", c.Rampup)
+	started := false
+	measuring := func() {
+		if !started {
+			started = true
+			fmt.Fprintf(out, "\nMEASURING START.\n\n")
+		}
+	}
+	plan := engine.Plan{Connector: conn, Workload: w, Load: l, Iteration: it, Clients: c.Connections,
+		Warmup: time.Duration(c.Rampup) * time.Second, Duration: window, Seed: uint64(time.Now().UnixNano())}
+	if interval > 0 && interval <= measure {
+		plan.ReportInterval = interval
+		plan.OnInterval = func(iv results.Interval) {
+			measuring()
+			fmt.Fprint(out, IntervalLine(iv, interval))
+		}
+	}
+	b, err := engine.Run(ctx, plan)
+	if err != nil {
+		return runError(err)
+	}
+	measuring()
+	fmt.Fprintf(out, "\nSTOPPING THREADS\n\n")
+	r, err := tpcc.FromBenchmark(b, w.CountsBetween(b.Start, b.End), window)
+	if err != nil {
+		return err
+	}
+	if err := r.Write(out); err != nil {
+		return err
+	}
+	if c.Check {
+		return check(main, out)
+	}
+	return nil
+}
+
+// IntervalLine is tpcc-mysql's interval line: seconds into the measured
+// time, then New-Order's count, 95th and 99th percentiles and maximum,
+// then count|maximum for Payment, Order-Status, Delivery and Stock-Level;
+// times in ms of elapsed time at µs resolution (tpcc-mysql floors its
+// percentiles at 1 ms).
+func IntervalLine(iv results.Interval, every time.Duration) string {
+	var ops [5]struct {
+		n             int64
+		p95, p99, max float64
+	}
+	for i := range ops {
+		if i < len(iv.Ops) {
+			o := iv.Ops[i]
+			ops[i].n, ops[i].p95, ops[i].p99, ops[i].max = o.Count, ms(o.P95), ms(o.P99), ms(o.Max)
+		}
+	}
+	at := iv.At.Round(every) / time.Second
+	return fmt.Sprintf("%4d, trx: %d, 95%%: %.3f, 99%%: %.3f, max_rt: %.3f, %d|%.3f, %d|%.3f, %d|%.3f, %d|%.3f\n",
+		at, ops[0].n, ops[0].p95, ops[0].p99, ops[0].max,
+		ops[1].n, ops[1].max, ops[2].n, ops[2].max, ops[3].n, ops[3].max, ops[4].n, ops[4].max)
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
+
+// runError words an engine error as one line.
+func runError(err error) error {
+	var ce *engine.ConnectError
+	var cl *engine.ClientError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &cl):
+		if cl.Op == "begin" && cl.Code == 0 {
+			return fmt.Errorf("client %d: %s", cl.Client, cl.Message)
+		}
+		return fmt.Errorf("client %d, %s: ERROR %d %s", cl.Client, cl.Op, cl.Code, cl.Message)
+	case errors.Is(err, engine.ErrInterrupted):
+		return errors.New("interrupted: no report")
+	}
+	return err
+}
+
+func usage(out io.Writer, command string) {
+	switch command {
+	case "tpcc-load":
+		fmt.Fprint(out, `Usage: goslap tpcc-load -d DB -w WAREHOUSES [-h HOST] [-P PORT] [-S SOCKET] [-u USER] [-p PASS]
+                         [--connections=N] [--check]
+
+Loads TPC-C as tpcc-mysql's tpcc_load does (same tables, rows and rules)
+into an empty schema, creating the tables first and adding tpcc-mysql's
+indexes and foreign keys after, in parallel multi-row INSERTs over
+--connections connections (default: twice the CPUs). -l/-m/-n (one part,
+a warehouse range) are refused: every part is loaded at once. --check runs
+the TPC-C consistency conditions 1-4 afterwards.
+Defaults: -h localhost (the default socket), -P 3306, -u root, -p "".
+`)
+	case "tpcc-start":
+		fmt.Fprint(out, `Usage: goslap tpcc-start -d DB -w WAREHOUSES -c CONNECTIONS -l MEASURE [-r RAMPUP] [-i INTERVAL]
+                          [-h HOST] [-P PORT] [-S SOCKET] [-u USER] [-p PASS] [--check]
+
+Runs tpcc-mysql's tpcc_start: the five transactions from a shared
+10/10/1/1/1 deck, flat out, a random warehouse per transaction. -r seconds
+of ramp-up (not counted), then -l seconds measured, counted in whole -i
+intervals (default 10; 0: no interval lines) as tpcc-mysql counts. Prints
+tpcc-mysql's interval lines, <Raw Results>, <Constraint Check> and <TpmC>,
+then elapsed-time percentiles per transaction. Times are elapsed time in ms
+at 1 µs resolution. --check runs the consistency check after the run.
+-f, -t, -m/-o and -0..-4 are refused.
+Defaults: -h localhost (the default socket), -P 3306, -u root, -p "", -r 0.
+`)
+	default:
+		fmt.Fprintf(out, "Usage: goslap %s -d DB [-h HOST] [-P PORT] [-S SOCKET] [-u USER] [-p PASS]\n", command)
+	}
+}

@@ -1,0 +1,215 @@
+package tpccmysql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Config is one command line of tpcc_load or tpcc_start.
+type Config struct {
+	Command string // "tpcc-load", "tpcc-start", "tpcc-check", "tpcc-cleanup"
+
+	Host, User, Password, DB, Socket string
+	Port                             int
+
+	Warehouses  int // -w
+	Connections int // -c (tpcc-start); --connections (tpcc-load's parallel load)
+	Rampup      int // -r, seconds
+	Measure     int // -l, seconds
+	Interval    int // -i, seconds; 0 = no interval lines
+
+	// Check runs the consistency check after the load or the run
+	// (--check, goslap's).
+	Check bool
+	Help  bool
+
+	set map[byte]bool // letters given
+}
+
+// letters are the option letters each command takes, all with a value as
+// in tpcc-mysql's getopt strings; the ones goslap cannot honour are
+// listed in refused.
+var letters = map[string]string{
+	"tpcc-load":    "hPdupwlmnS",
+	"tpcc-start":   "hPdupwcrlifSmot01234",
+	"tpcc-check":   "hPdupS",
+	"tpcc-cleanup": "hPdupS",
+}
+
+// refused are options goslap accepts from tpcc-mysql's command lines but
+// cannot honour: using one is an error that says why.
+var refused = map[string]map[byte]string{
+	"tpcc-load": {
+		'l': "-l (load one part) cannot be honoured: goslap tpcc-load loads every part at once, in parallel",
+		'm': "-m (first warehouse) cannot be honoured: goslap tpcc-load loads warehouses 1..-w at once, in parallel",
+		'n': "-n (last warehouse) cannot be honoured: goslap tpcc-load loads warehouses 1..-w at once, in parallel",
+	},
+	"tpcc-start": {
+		'f': "-f (report file) cannot be honoured: goslap prints the report on standard output",
+		't': "-t (transaction file) cannot be honoured: goslap keeps per-transaction times in histograms, not a file",
+		'm': "-m/-o (multi-schema) cannot be honoured: goslap runs on one schema",
+		'o': "-m/-o (multi-schema) cannot be honoured: goslap runs on one schema",
+		'0': "-0..-4 (response-time limits) cannot be honoured: goslap applies TPC-C's 5/5/5/80/20 s to elapsed time",
+		'1': "-0..-4 (response-time limits) cannot be honoured: goslap applies TPC-C's 5/5/5/80/20 s to elapsed time",
+		'2': "-0..-4 (response-time limits) cannot be honoured: goslap applies TPC-C's 5/5/5/80/20 s to elapsed time",
+		'3': "-0..-4 (response-time limits) cannot be honoured: goslap applies TPC-C's 5/5/5/80/20 s to elapsed time",
+		'4': "-0..-4 (response-time limits) cannot be honoured: goslap applies TPC-C's 5/5/5/80/20 s to elapsed time",
+	},
+}
+
+// Parse reads a command's words the way getopt(3) does for tpcc-mysql's
+// option strings (every letter takes a value: "-w 10" or "-w10"; "--"
+// ends the options), plus goslap's long options --check,
+// --connections=N (tpcc-load) and --help.
+func Parse(command string, args []string) (*Config, error) {
+	allowed, ok := letters[command]
+	if !ok {
+		return nil, fmt.Errorf("unknown command '%s'", command)
+	}
+	c := &Config{Command: command, Host: "localhost", Port: 3306, User: "root", Interval: 10, set: map[byte]bool{}}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == "--":
+			if i+1 < len(args) {
+				return nil, fmt.Errorf("unexpected argument '%s'", args[i+1])
+			}
+			i = len(args)
+			continue
+		case strings.HasPrefix(w, "--"):
+			if err := c.long(w[2:]); err != nil {
+				return nil, err
+			}
+			continue
+		case len(w) < 2 || w[0] != '-':
+			return nil, fmt.Errorf("unexpected argument '%s'", w)
+		}
+		letter := w[1]
+		if strings.IndexByte(allowed, letter) < 0 {
+			return nil, fmt.Errorf("invalid option -- '%c'", letter)
+		}
+		v := w[2:]
+		if v == "" {
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("option requires an argument -- '%c'", letter)
+			}
+			i++
+			v = args[i]
+		}
+		if msg, ok := refused[command][letter]; ok {
+			return nil, fmt.Errorf("%s", msg)
+		}
+		if err := c.set1(letter, v); err != nil {
+			return nil, err
+		}
+	}
+	if c.Help {
+		return c, nil
+	}
+	return c, c.validate()
+}
+
+func (c *Config) long(body string) error {
+	name, v, hasValue := strings.Cut(body, "=")
+	switch {
+	case name == "help" && !hasValue:
+		c.Help = true
+	case name == "check" && !hasValue:
+		c.Check = true
+	case name == "skip-check" && !hasValue:
+		c.Check = false
+	case name == "connections" && c.Command == "tpcc-load":
+		if !hasValue {
+			return fmt.Errorf("option '--connections' requires a value")
+		}
+		n, err := positive("--connections", v)
+		if err != nil {
+			return err
+		}
+		c.Connections = n
+	default:
+		return fmt.Errorf("unrecognized option '--%s'", body)
+	}
+	return nil
+}
+
+func (c *Config) set1(letter byte, v string) error {
+	c.set[letter] = true
+	var err error
+	switch letter {
+	case 'h':
+		c.Host = v
+	case 'P':
+		c.Port, err = number("-P", v)
+		if err == nil && (c.Port < 1 || c.Port > 65535) {
+			err = fmt.Errorf("-P %s: not a TCP port", v)
+		}
+	case 'd':
+		c.DB = v
+	case 'u':
+		c.User = v
+	case 'p':
+		c.Password = v
+	case 'S':
+		c.Socket = v
+	case 'w':
+		c.Warehouses, err = number("-w", v)
+	case 'c':
+		c.Connections, err = number("-c", v)
+	case 'r':
+		c.Rampup, err = number("-r", v)
+	case 'l':
+		c.Measure, err = number("-l", v)
+	case 'i':
+		c.Interval, err = number("-i", v)
+	}
+	return err
+}
+
+func number(opt, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s %s: not a number of 0 or more", opt, v)
+	}
+	return n, nil
+}
+
+func positive(opt, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%s: not a number of 1 or more", opt, v)
+	}
+	return n, nil
+}
+
+// validate asks for what goslap will not guess: the schema, and for a load
+// or a run its size and length.
+func (c *Config) validate() error {
+	if !c.set['d'] || c.DB == "" {
+		return fmt.Errorf("-d (database) is required")
+	}
+	switch c.Command {
+	case "tpcc-load", "tpcc-start":
+		if !c.set['w'] {
+			return fmt.Errorf("-w (warehouses) is required")
+		}
+		if c.Warehouses < 1 {
+			return fmt.Errorf("-w %d: the number of warehouses must be at least 1", c.Warehouses)
+		}
+	}
+	if c.Command != "tpcc-start" {
+		return nil
+	}
+	switch {
+	case !c.set['c']:
+		return fmt.Errorf("-c (connections) is required")
+	case c.Connections < 1:
+		return fmt.Errorf("-c %d: the number of connections must be at least 1", c.Connections)
+	case !c.set['l']:
+		return fmt.Errorf("-l (measure time, seconds) is required")
+	case c.Measure < 1:
+		return fmt.Errorf("-l %d: the measure time must be at least 1 second", c.Measure)
+	}
+	return nil
+}

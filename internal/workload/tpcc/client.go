@@ -1,0 +1,683 @@
+package tpcc
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// MaxRetry is tpcc-mysql's MAX_RETRY: a transaction failing with an SQL
+// error is rolled back and run again with the same input up to this many
+// times, then counted as a failure.
+const MaxRetry = 2000
+
+// Counts are the per-transaction counts tpcc-mysql reports beside the
+// completed transactions (its rt and fl columns).
+type Counts struct {
+	Retries  [numTx]uint64
+	Failures [numTx]uint64
+}
+
+// load is one iteration's clients and their shared deck.
+type load struct {
+	warehouses int
+	seed       uint64
+	c          constants
+	deck       deck
+	mu         sync.Mutex // guards clients (built before the clock starts)
+	clients    []*client
+}
+
+func newLoad(warehouses int, seed uint64) *load {
+	l := &load{warehouses: warehouses, seed: seed, c: newConstants(seed ^ 0x7470636372756e)}
+	l.deck.seed = seed
+	return l
+}
+
+// Client returns client id's state.
+func (l *load) Client(id int) workload.Client {
+	c := newClient(l, id)
+	l.mu.Lock()
+	l.clients = append(l.clients, c)
+	l.mu.Unlock()
+	return c
+}
+
+// counts sums the clients' retries and failures that happened within
+// [from, to] (all of them for zero times).
+func (l *load) counts(from, to time.Time) Counts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n Counts
+	for _, c := range l.clients {
+		if from.IsZero() && to.IsZero() {
+			for i := 0; i < numTx; i++ {
+				n.Retries[i] += c.counts.Retries[i]
+				n.Failures[i] += c.counts.Failures[i]
+			}
+			continue
+		}
+		for _, e := range c.events {
+			if e.at.Before(from) || e.at.After(to) {
+				continue
+			}
+			if e.failure {
+				n.Failures[e.op]++
+			} else {
+				n.Retries[e.op]++
+			}
+		}
+	}
+	return n
+}
+
+// countEvent is one retry or failure, timed so that a report can count
+// only those of the measured window, as tpcc-mysql does. They are rare
+// (an SQL error each), so the clock is read only then.
+type countEvent struct {
+	at      time.Time
+	op      int
+	failure bool
+}
+
+// executor runs a client's statements: prepared statements on a connection
+// in a run, a recorder in the statement-sequence tests.
+type executor interface {
+	query(id int, args []driver.NamedValue) ([][][]byte, error)
+	exec(id int, args []driver.NamedValue) (int64, error)
+	commit() error
+	rollback() error
+}
+
+type connExecutor struct {
+	conn  *mysqlconn.Conn
+	stmts [numStatements]*mysqlconn.Stmt
+}
+
+func (e *connExecutor) query(id int, args []driver.NamedValue) ([][][]byte, error) {
+	return e.stmts[id].Query(args)
+}
+func (e *connExecutor) exec(id int, args []driver.NamedValue) (int64, error) {
+	return e.stmts[id].ExecAffected(args)
+}
+func (e *connExecutor) commit() error   { return e.conn.Exec("COMMIT") }
+func (e *connExecutor) rollback() error { return e.conn.Exec("ROLLBACK") }
+
+func (e *connExecutor) close() {
+	for _, s := range e.stmts {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+}
+
+// line is one New-Order line's input.
+type line struct{ item, supply, qty int }
+
+// input is one transaction's random input, drawn before its first attempt
+// and kept for its retries.
+type input struct {
+	w, d      int
+	cw, cd, c int // the customer (Payment: possibly of a remote warehouse)
+	byName    bool
+	last      []byte
+	cnt       int
+	lines     [15]line
+	allLocal  int
+	rollback  bool
+	amount    int // cents
+	carrier   int
+	threshold int
+}
+
+// client is one connection's TPC-C terminal.
+type client struct {
+	l      *load
+	g      rng
+	hand   hand
+	ex     executor
+	in     input
+	args   []driver.NamedValue
+	cdata  []byte // Payment's new c_data
+	hdata  []byte
+	tally  workload.Tally
+	counts Counts
+	events []countEvent
+}
+
+func newClient(l *load, id int) *client {
+	return &client{
+		l:     l,
+		g:     newRNG(l.seed, uint64(id)),
+		args:  make([]driver.NamedValue, 0, 8),
+		cdata: make([]byte, 0, 600),
+		hdata: make([]byte, 0, 32),
+		in:    input{last: make([]byte, 0, 16)},
+	}
+}
+
+// Begin sets tpcc-mysql's session (autocommit off) and prepares every
+// statement once for this connection.
+func (c *client) Begin(conn *mysqlconn.Conn) error {
+	if old, ok := c.ex.(*connExecutor); ok {
+		old.close()
+	}
+	c.ex = nil
+	if err := conn.Exec("SET autocommit = 0"); err != nil {
+		return err
+	}
+	e := &connExecutor{conn: conn}
+	for i, s := range Statements {
+		st, err := conn.Prepare(s.SQL)
+		if err != nil {
+			e.close()
+			var me *mysql.MySQLError
+			if errors.As(err, &me) && me.Number == 1146 {
+				return fmt.Errorf("tpcc: the TPC-C tables are missing (run prepare first): %w", err)
+			}
+			return fmt.Errorf("tpcc: cannot prepare %s: %w", s.Name, err)
+		}
+		e.stmts[i] = st
+	}
+	c.ex = e
+	return nil
+}
+
+// End closes the prepared statements.
+func (c *client) End(conn *mysqlconn.Conn) error {
+	if e, ok := c.ex.(*connExecutor); ok {
+		e.close()
+	}
+	c.ex = nil
+	return nil
+}
+
+// Tally returns the statement counts.
+func (c *client) Tally() workload.Tally { return c.tally }
+
+// errNoClient is Next before a successful Begin.
+var errNoClient = errors.New("tpcc: client used before Begin")
+
+// dataError is a result the loaded data rules out (a missing row): the
+// data is not TPC-C's, so retrying cannot help.
+type dataError struct{ msg string }
+
+func (e *dataError) Error() string {
+	return "tpcc: " + e.msg + " (is the schema loaded by tpcc prepare?)"
+}
+
+// errRolledBack ends a New-Order whose last item does not exist: rolled
+// back on purpose, counted as completed (TPC-C's 1 %).
+var errRolledBack = errors.New("tpcc: New-Order rolled back on purpose")
+
+// Next deals a card, draws the transaction's input and runs it, retrying
+// on SQL errors up to MaxRetry times.
+func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
+	if c.ex == nil {
+		return workload.Step{}, errNoClient
+	}
+	op := c.l.deck.deal(&c.hand)
+	c.draw(op)
+	err := c.attempt(op)
+	if err == errRolledBack {
+		c.tally.Rollbacks++
+		err = nil
+	}
+	return workload.Step{Op: op}, err
+}
+
+// attempt runs transaction op with the drawn input until it succeeds, is
+// rolled back on purpose, fails for good or breaks the connection.
+func (c *client) attempt(op int) error {
+	for attempt := 0; ; attempt++ {
+		err := c.run(op)
+		if err == nil || err == errRolledBack {
+			return err
+		}
+		var me *mysql.MySQLError
+		var de *dataError
+		isSQL := errors.As(err, &me)
+		if !isSQL && !errors.As(err, &de) {
+			// The connection broke: the engine reconnects or stops.
+			return err
+		}
+		if rerr := c.rollback(); rerr != nil {
+			return rerr
+		}
+		if !isSQL || attempt == MaxRetry {
+			c.counts.Failures[op]++
+			c.events = append(c.events, countEvent{at: time.Now(), op: op, failure: true})
+			return err
+		}
+		c.tally.Retries++
+		c.counts.Retries[op]++
+		c.events = append(c.events, countEvent{at: time.Now(), op: op})
+	}
+}
+
+// otherWarehouse draws a warehouse other than w (there must be two).
+func (c *client) otherWarehouse(w int) int {
+	o := c.g.num(1, c.l.warehouses-1)
+	if o >= w {
+		o++
+	}
+	return o
+}
+
+func (c *client) customer(in *input) {
+	in.byName = c.g.num(1, 100) <= 60
+	in.last = in.last[:0]
+	in.c = 0
+	if in.byName {
+		in.last = appendLastName(in.last, c.g.nurand(255, 0, 999, c.l.c.last))
+	} else {
+		in.c = c.g.nurand(1023, 1, custPerDist, c.l.c.id)
+	}
+}
+
+// draw fills c.in for transaction op (tpcc-mysql's driver.c input rules).
+func (c *client) draw(op int) {
+	in := &c.in
+	g := c.g
+	in.w = g.num(1, c.l.warehouses)
+	in.d = g.num(1, distPerWH)
+	switch op {
+	case NewOrder:
+		in.c = g.nurand(1023, 1, custPerDist, c.l.c.id)
+		in.cnt = g.num(5, 15)
+		in.rollback = g.num(1, 100) == 1
+		in.allLocal = 1
+		for i := 0; i < in.cnt; i++ {
+			ln := line{item: g.nurand(8191, 1, maxItems, c.l.c.item), supply: in.w, qty: g.num(1, 10)}
+			if c.l.warehouses > 1 && g.num(1, 100) == 1 {
+				ln.supply = c.otherWarehouse(in.w)
+				in.allLocal = 0
+			}
+			if in.rollback && i == in.cnt-1 {
+				ln.item = notFoundItem
+			}
+			in.lines[i] = ln
+		}
+		// (supply warehouse, item) order, so concurrent New-Orders lock
+		// stock rows in one order and do not deadlock.
+		for i := 1; i < in.cnt; i++ {
+			for j := i; j > 0 && less(in.lines[j], in.lines[j-1]); j-- {
+				in.lines[j], in.lines[j-1] = in.lines[j-1], in.lines[j]
+			}
+		}
+	case Payment:
+		in.cw, in.cd = in.w, in.d
+		if c.l.warehouses > 1 && g.num(1, 100) > 85 {
+			in.cw = c.otherWarehouse(in.w)
+			in.cd = g.num(1, distPerWH)
+		}
+		c.customer(in)
+		in.amount = g.num(100, 500000)
+	case OrderStatus:
+		in.cw, in.cd = in.w, in.d
+		c.customer(in)
+	case Delivery:
+		in.carrier = g.num(1, 10)
+	case StockLevel:
+		in.threshold = g.num(10, 20)
+	}
+}
+
+func less(a, b line) bool {
+	if a.supply != b.supply {
+		return a.supply < b.supply
+	}
+	return a.item < b.item
+}
+
+func (c *client) run(op int) error {
+	switch op {
+	case NewOrder:
+		return c.newOrder()
+	case Payment:
+		return c.payment()
+	case OrderStatus:
+		return c.orderStatus()
+	case Delivery:
+		return c.delivery()
+	default:
+		return c.stockLevel()
+	}
+}
+
+// bind fills the reused argument slice; ints become the int64 the driver
+// takes (the statements bypass database/sql's conversion).
+func (c *client) bind(vs ...any) []driver.NamedValue {
+	c.args = c.args[:0]
+	for i, v := range vs {
+		if n, ok := v.(int); ok {
+			v = int64(n)
+		}
+		c.args = append(c.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	return c.args
+}
+
+func (c *client) query(id int, vs ...any) ([][][]byte, error) {
+	c.tally.Reads++
+	return c.ex.query(id, c.bind(vs...))
+}
+
+func (c *client) exec(id int, vs ...any) (int64, error) {
+	c.tally.Writes++
+	return c.ex.exec(id, c.bind(vs...))
+}
+
+func (c *client) commit() error {
+	c.tally.Other++
+	return c.ex.commit()
+}
+
+func (c *client) rollback() error {
+	c.tally.Other++
+	return c.ex.rollback()
+}
+
+// row runs a query that must return a row and returns its first row; no
+// row is a dataError naming the statement.
+func (c *client) row(id int, vs ...any) ([][]byte, error) {
+	rows, err := c.query(id, vs...)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &dataError{Statements[id].Name + " found no row"}
+	}
+	return rows[0], nil
+}
+
+func (c *client) newOrder() error {
+	in := &c.in
+	if _, err := c.row(sNOCustomer, in.w, in.d, in.c); err != nil {
+		return err
+	}
+	row, err := c.row(sNODistrict, in.d, in.w)
+	if err != nil {
+		return err
+	}
+	oid := atoi(row[0])
+	if _, err := c.exec(sNOUpdDistrict, oid, in.d, in.w); err != nil {
+		return err
+	}
+	if _, err := c.exec(sNOInsOrder, oid, in.d, in.w, in.c, in.cnt, in.allLocal); err != nil {
+		return err
+	}
+	if _, err := c.exec(sNOInsNewOrder, oid, in.d, in.w); err != nil {
+		return err
+	}
+	for i := 0; i < in.cnt; i++ {
+		ln := in.lines[i]
+		rows, err := c.query(sNOItem, ln.item)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			if err := c.rollback(); err != nil {
+				return err
+			}
+			return errRolledBack
+		}
+		price := parseCents(rows[0][0])
+		srow, err := c.row(sNOStock, ln.item, ln.supply)
+		if err != nil {
+			return err
+		}
+		q := atoi(srow[0])
+		if q > ln.qty+10 {
+			q -= ln.qty
+		} else {
+			q = q - ln.qty + 91
+		}
+		if _, err := c.exec(sNOUpdStock, q, ln.item, ln.supply); err != nil {
+			return err
+		}
+		dist := srow[1+in.d]
+		if _, err := c.exec(sNOInsOrderLine, oid, in.d, in.w, i+1, ln.item, ln.supply, ln.qty, int64(ln.qty)*price, dist); err != nil {
+			return err
+		}
+	}
+	return c.commit()
+}
+
+// pickByName is the customer in the middle (rounded up) of those with the
+// input's last name, ordered by first name.
+func (c *client) pickByName(w, d int) error {
+	in := &c.in
+	if _, err := c.row(sCountByName, w, d, in.last); err != nil {
+		return err
+	}
+	rows, err := c.query(sListByName, w, d, in.last)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return &dataError{"customer named " + string(in.last)}
+	}
+	in.c = atoi(rows[(len(rows)+1)/2-1][0])
+	return nil
+}
+
+func (c *client) payment() error {
+	in := &c.in
+	if _, err := c.exec(sPayUpdWarehouse, in.amount, in.w); err != nil {
+		return err
+	}
+	wrow, err := c.row(sPayWarehouse, in.w)
+	if err != nil {
+		return err
+	}
+	if _, err := c.exec(sPayUpdDistrict, in.amount, in.w, in.d); err != nil {
+		return err
+	}
+	drow, err := c.row(sPayDistrict, in.w, in.d)
+	if err != nil {
+		return err
+	}
+	if in.byName {
+		if err := c.pickByName(in.cw, in.cd); err != nil {
+			return err
+		}
+	}
+	crow, err := c.row(sPayCustomer, in.cw, in.cd, in.c)
+	if err != nil {
+		return err
+	}
+	if string(crow[9]) == "BC" {
+		drow, err := c.row(sPayCData, in.cw, in.cd, in.c)
+		if err != nil {
+			return err
+		}
+		// TPC-C 2.5.2.2: the payment's ids and amount go in front of
+		// c_data, which keeps its first 500 characters.
+		b := c.cdata[:0]
+		b = appendInts(b, in.c, in.cd, in.cw, in.d, in.w)
+		b = appendCents(b, int64(in.amount))
+		b = append(b, " | "...)
+		b = append(b, drow[0]...)
+		if len(b) > 500 {
+			b = b[:500]
+		}
+		c.cdata = b
+		if _, err := c.exec(sPayUpdBC, in.amount, b, in.cw, in.cd, in.c); err != nil {
+			return err
+		}
+	} else if _, err := c.exec(sPayUpdGC, in.amount, in.cw, in.cd, in.c); err != nil {
+		return err
+	}
+	h := append(c.hdata[:0], wrow[5]...)
+	h = append(h, "    "...)
+	h = append(h, drow[5]...)
+	c.hdata = h
+	if _, err := c.exec(sPayInsHistory, in.cd, in.cw, in.c, in.d, in.w, in.amount, h); err != nil {
+		return err
+	}
+	return c.commit()
+}
+
+func (c *client) orderStatus() error {
+	in := &c.in
+	if in.byName {
+		if err := c.pickByName(in.w, in.d); err != nil {
+			return err
+		}
+	}
+	if _, err := c.row(sOSCustomer, in.w, in.d, in.c); err != nil {
+		return err
+	}
+	rows, err := c.query(sOSOrder, in.w, in.d, in.c, in.w, in.d, in.c)
+	if err != nil {
+		return err
+	}
+	if len(rows) > 0 {
+		if _, err := c.query(sOSLines, in.w, in.d, atoi(rows[0][0])); err != nil {
+			return err
+		}
+	}
+	return c.commit()
+}
+
+// delivery delivers the oldest undelivered order of each district of the
+// warehouse, committing per district as tpcc-mysql does.
+func (c *client) delivery() error {
+	in := &c.in
+	open := false
+	for d := 1; d <= distPerWH; d++ {
+		row, err := c.row(sDelMinNewOrder, d, in.w)
+		if err != nil {
+			return err
+		}
+		open = true
+		if row[0] == nil {
+			continue // nothing to deliver in this district
+		}
+		oid := atoi(row[0])
+		n, err := c.exec(sDelDelNewOrder, oid, d, in.w)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			continue // a concurrent Delivery took it
+		}
+		orow, err := c.row(sDelOrderCustomer, oid, d, in.w)
+		if err != nil {
+			return err
+		}
+		cid := atoi(orow[0])
+		if _, err := c.exec(sDelUpdOrder, in.carrier, oid, d, in.w); err != nil {
+			return err
+		}
+		if _, err := c.exec(sDelUpdLines, oid, d, in.w); err != nil {
+			return err
+		}
+		srow, err := c.row(sDelSumLines, oid, d, in.w)
+		if err != nil {
+			return err
+		}
+		sum := srow[0]
+		if sum == nil {
+			sum = zeroAmount
+		}
+		if _, err := c.exec(sDelUpdCustomer, sum, cid, d, in.w); err != nil {
+			return err
+		}
+		if err := c.commit(); err != nil {
+			return err
+		}
+		open = false
+	}
+	if open {
+		return c.commit()
+	}
+	return nil
+}
+
+var zeroAmount = []byte("0")
+
+func (c *client) stockLevel() error {
+	in := &c.in
+	row, err := c.row(sSLDistrict, in.d, in.w)
+	if err != nil {
+		return err
+	}
+	next := atoi(row[0])
+	items, err := c.query(sSLItems, in.w, in.d, next, next)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if _, err := c.query(sSLCount, in.w, atoi(it[0]), in.threshold); err != nil {
+			return err
+		}
+	}
+	return c.commit()
+}
+
+// atoi parses a non-negative decimal integer column.
+func atoi(b []byte) int {
+	n := 0
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// parseCents parses a DECIMAL(x,2) column ("12.34", "-10.00") into cents.
+func parseCents(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	frac := -1
+	for _, ch := range b {
+		switch {
+		case ch == '.':
+			frac = 0
+		case ch >= '0' && ch <= '9' && frac < 2:
+			v = v*10 + int64(ch-'0')
+			if frac >= 0 {
+				frac++
+			}
+		}
+	}
+	if frac < 0 {
+		frac = 0
+	}
+	for ; frac < 2; frac++ {
+		v *= 10
+	}
+	if neg {
+		v = -v
+	}
+	return v
+}
+
+func appendInts(b []byte, vs ...int) []byte {
+	for _, v := range vs {
+		b = appendInt(b, v)
+		b = append(b, ' ')
+	}
+	return b
+}
+
+func appendInt(b []byte, v int) []byte {
+	if v >= 10 {
+		b = appendInt(b, v/10)
+	}
+	return append(b, byte('0'+v%10))
+}
