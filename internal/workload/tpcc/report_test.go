@@ -16,12 +16,14 @@ func benchmarkOf(n []int, d []time.Duration, late []int, lateD []time.Duration) 
 	b := &results.Benchmark{Workload: Name}
 	for i := 0; i < numTx; i++ {
 		r := latency.NewRecorder(false)
+		var s latency.Samples
 		for j := 0; j < n[i]; j++ {
-			r.Record(d[i])
+			s.Record(d[i])
 		}
 		for j := 0; j < late[i]; j++ {
-			r.Record(lateD[i])
+			s.Record(lateD[i])
 		}
+		s.Fold(r)
 		b.Ops = append(b.Ops, results.Op{Name: OpNames[i], Recorder: r})
 	}
 	return b
