@@ -166,9 +166,15 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 		}
 		return false, 0
 	}
-	cfg, err := studyConfig(o, env)
+	cfg, defaultTime, err := studyConfig(o, env)
+	if err == nil {
+		err = cfg.Check()
+	}
 	if err != nil {
-		return true, report(env.Stderr, err)
+		return true, report(env.Stderr, Exitf(1, "%v", strings.TrimPrefix(err.Error(), ProgName+": ")))
+	}
+	if defaultTime {
+		fmt.Fprintf(env.Stderr, "%s: each run lasts 10s (the default; --run-time or --number-of-queries sets the limit)\n", ProgName)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -215,29 +221,29 @@ func refusedWithWorkload(o *Options) string {
 }
 
 // studyConfig is the one validation of a --workload command line.
-func studyConfig(o *Options, env Env) (*study.Config, error) {
+func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err error) {
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
 	if err != nil {
-		return nil, Exitf(1, "unknown workload '%s' (workloads: %s)", w.Name, workloadNames())
+		return nil, false, Exitf(1, "unknown workload '%s' (workloads: %s)", w.Name, workloadNames())
 	}
 	if name := refusedWithWorkload(o); name != "" {
-		return nil, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
+		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
 	if o.Own.JSONSet {
-		return nil, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
+		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
 	}
 	settings := meta.NewSettings()
 	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	phase := study.PhaseAll
 	if len(o.Args) > 1 {
-		return nil, Exitf(1, "too many command words (%s): give one of prepare, run or cleanup, or none", strings.Join(o.Args, " "))
+		return nil, false, Exitf(1, "too many command words (%s): give one of prepare, run or cleanup, or none", strings.Join(o.Args, " "))
 	}
 	if len(o.Args) == 1 {
 		if phase, err = study.ParsePhase(o.Args[0]); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, false, Exitf(1, "%v", err)
 		}
 	}
 	schema := o.CreateSchema
@@ -251,31 +257,30 @@ func studyConfig(o *Options, env Env) (*study.Config, error) {
 	common := workload.Common{Schema: schema, Seed: seed, Verbose: o.Verbose}
 	scales, scaleLabel, err := study.SplitScales(w.Name, settings, common)
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, false, Exitf(1, "%v", err)
 	}
 	wl, err := settings.Build(w.Name, common)
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, false, Exitf(1, "%v", err)
 	}
-	cfg := &study.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
+	cfg = &study.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
 		Scales: scales, ScaleName: scaleLabel, Iterations: int(o.Iterations),
 		Duration: o.Own.RunTime, Events: o.NumberOfQueries, Warmup: o.Own.WarmupTime, Rate: o.Own.Rate}
 	if o.EngineSet {
 		if cfg.Engines, err = study.ParseEngines(o.Engine); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, false, Exitf(1, "%v", err)
 		}
 	}
 	if cfg.Clients, err = study.ParseClients(o.Concurrency); err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, false, Exitf(1, "%v", err)
 	}
 	if w.Sweep != "" {
 		if cfg.Server, err = study.ParseServerSweep(w.Sweep); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, false, Exitf(1, "%v", err)
 		}
 	}
 	if cfg.Duration == 0 && cfg.Events == 0 && phase != study.PhasePrepare && phase != study.PhaseCleanup {
-		cfg.Duration = 10 * time.Second
-		fmt.Fprintf(env.Stderr, "%s: each run lasts 10s (the default; --run-time or --number-of-queries sets the limit)\n", ProgName)
+		cfg.Duration, defaultTime = 10*time.Second, true
 	}
 	// sysbench's default: deadlocks and lock waits restart the transaction.
 	ignore := map[uint16]bool{1213: true, 1020: true, 1205: true}
@@ -287,7 +292,7 @@ func studyConfig(o *Options, env Env) (*study.Config, error) {
 
 	sb := &o.Own.Sandbox
 	if err := sb.CheckSandbox(o); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if sb.Active() {
 		if len(sb.Targets) == 0 {
@@ -300,7 +305,7 @@ func studyConfig(o *Options, env Env) (*study.Config, error) {
 		for _, spec := range sb.Targets {
 			t, err := compare.ParseTarget(spec)
 			if err != nil {
-				return nil, Exitf(1, "--target: %v", err)
+				return nil, false, Exitf(1, "--target: %v", err)
 			}
 			cfg.Targets = append(cfg.Targets, t)
 		}
@@ -324,7 +329,7 @@ func studyConfig(o *Options, env Env) (*study.Config, error) {
 			log(format, args...)
 		}
 	}
-	return cfg, nil
+	return cfg, defaultTime, nil
 }
 
 // applyWorkloadArgs sets the recorded workload options on s through s's

@@ -185,8 +185,9 @@ func (c *Config) axis() compare.Axis {
 	return compare.AxisConcurrency
 }
 
-// check validates what Run relies on; front ends have parsed the values.
-func (c *Config) check() error {
+// Check validates the combination (Run calls it first); front ends call it
+// before printing anything about the run.
+func (c *Config) Check() error {
 	switch {
 	case c.Settings == nil || c.Workload == "":
 		return fmt.Errorf("no workload")
@@ -220,7 +221,7 @@ func (c *Config) check() error {
 			}
 		}
 	}
-	if c.Events == 0 && c.Duration <= 0 {
+	if c.Events == 0 && c.Duration <= 0 && (c.Phase == PhaseAll || c.Phase == PhaseRun) {
 		return fmt.Errorf("nothing would end a run: give a run time or an event limit")
 	}
 	return nil

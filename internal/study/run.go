@@ -54,7 +54,7 @@ type Result struct {
 // dropped on every way out (unless NoDrop), the sandboxes stopped and
 // removed.
 func Run(ctx context.Context, cfg *Config) (*Result, error) {
-	if err := cfg.check(); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
 	if _, err := cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
