@@ -106,9 +106,9 @@ func (t *TextReport) workloadLines(c *Cell, s Summary) string {
 	fmt.Fprintf(&b, "\tTransactions: %d (%.2f per sec.)\n", s.Events, s.TPS)
 	fmt.Fprintf(&b, "\tQueries: %d (%.2f per sec.): read %d, write %d, other %d\n", s.Statements, s.QPS, tally.Reads, tally.Writes, tally.Other)
 	all := merged(c.Benchmarks)
-	fmt.Fprintf(&b, "\tLatency per transaction (ms): %s\n", percentiles(all.Service))
+	fmt.Fprintf(&b, "\tLatency per transaction (ms): %s\n", Percentiles(all.Service))
 	if all.Intended != nil && all.Intended.TotalCount() > 0 {
-		fmt.Fprintf(&b, "\tLatency from scheduled start (ms): %s\n", percentiles(all.Intended))
+		fmt.Fprintf(&b, "\tLatency from scheduled start (ms): %s\n", Percentiles(all.Intended))
 	}
 	if t.Latency && len(t.Ops) > 1 {
 		for i, op := range t.Ops {
@@ -118,7 +118,7 @@ func (t *TextReport) workloadLines(c *Cell, s Summary) string {
 					r.Merge(bm.Ops[i].Recorder)
 				}
 			}
-			fmt.Fprintf(&b, "\tLatency of %s (ms): %s\n", op, percentiles(r.Service))
+			fmt.Fprintf(&b, "\tLatency of %s (ms): %s\n", op, Percentiles(r.Service))
 		}
 	}
 	var ignored uint64
@@ -145,7 +145,8 @@ func merged(bs []*results.Benchmark) *latency.Recorder {
 	return all
 }
 
-func percentiles(h interface {
+// Percentiles is the p50/p95/p99/p99.9/max line of a histogram, in ms.
+func Percentiles(h interface {
 	TotalCount() int64
 	ValueAtQuantile(float64) int64
 	Max() int64
