@@ -190,7 +190,7 @@ func TestWorkloadServerOptionSweep(t *testing.T) {
 		t.Errorf("%d Benchmark blocks, want 2:\n%s", n, out)
 	}
 	for _, want := range []string{"server option innodb_buffer_pool_size=16M", "server option innodb_buffer_pool_size=32M",
-		"file sbtest1.ibd", "Comparison: 1 target", "innodb_buffer_pool_size=32M"} {
+		"sbtest1.ibd ", "Comparison: 1 target", "innodb_buffer_pool_size=32M"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -169,9 +169,12 @@ func BuildAxisSeries(outcomes []Outcome, a Axis) []Series {
 			}
 			s := byKey[name]
 			if s == nil {
-				ei := slices.Index(engines, p.Engine)
+				// Dashes and glyph tell apart what is not the target
+				// (its colour): the engine and the other dimensions.
+				style := strings.TrimPrefix(name, o.Target.Label)
+				ei := slices.Index(engines, style)
 				if ei < 0 {
-					engines = append(engines, p.Engine)
+					engines = append(engines, style)
 					ei = len(engines) - 1
 				}
 				s = &Series{Name: name, Target: ti, Engine: ei}

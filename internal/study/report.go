@@ -193,20 +193,33 @@ func (t *TextReport) writeSizes(target string, p workload.Point, sizes []TableSi
 	}
 }
 
-// WriteSizes prints one line per table; files (sandboxes) follow their
-// table, one per line.
+// WriteSizes prints one line per table; for a sandbox, the last column
+// lists the table's files in the data directory with their sizes.
 func WriteSizes(w io.Writer, sizes []TableSize) {
+	files := false
+	for _, s := range sizes {
+		files = files || len(s.Files) > 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "table\tengine\trows\tdata bytes\tindex bytes\trow format\tcharset\tcreate options")
+	head := "table\tengine\trows\tdata bytes\tindex bytes\trow format\tcharset\tcreate options"
+	if files {
+		head += "\tfiles (bytes)"
+	}
+	fmt.Fprintln(tw, head)
 	for _, s := range sizes {
 		opts := s.CreateOptions
 		if opts == "" {
 			opts = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Table, s.Engine, s.Rows, s.DataLength, s.IndexLength, s.RowFormat, s.Charset, opts)
-		for _, f := range s.Files {
-			fmt.Fprintf(tw, "  file %s\t\t\t%d\t\t\t\t\n", f.Name, f.Bytes)
+		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s", s.Table, s.Engine, s.Rows, s.DataLength, s.IndexLength, s.RowFormat, s.Charset, opts)
+		if files {
+			var fs []string
+			for _, f := range s.Files {
+				fs = append(fs, fmt.Sprintf("%s %d", f.Name, f.Bytes))
+			}
+			line += "\t" + strings.Join(fs, ", ")
 		}
+		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
 }
@@ -222,12 +235,12 @@ func rowFormat(opts string) string {
 }
 
 // Finish prints the side-by-side table (several targets, a server-option
-// sweep, or Config.Table) and writes the chart.
+// or table-size sweep, or Config.Table) and writes the chart.
 func Finish(w io.Writer, cfg *Config, res *Result) error {
 	if res == nil || len(res.Outcomes) == 0 {
 		return nil
 	}
-	if len(res.Outcomes) > 1 || cfg.Server.Active() || cfg.Table {
+	if len(res.Outcomes) > 1 || cfg.Server.Active() || len(cfg.Scales) > 1 || cfg.Table {
 		if err := compare.WriteTable(w, res.Outcomes); err != nil {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
