@@ -205,3 +205,28 @@ func TestWorkloadServerOptionSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadEngineOptions: table options after the engine reach CREATE
+// TABLE; the size report shows the row format the server really gave, and
+// a format it did not give is a warning.
+func TestWorkloadEngineOptions(t *testing.T) {
+	s := servertest.Require(t)
+	code, out, errOut := runMain(t, s, "--workload=oltp_point_select", "--create-schema=eng_opts", "--table-size=300", "--run-time=0.5s",
+		"-e", "innodb:ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8,myisam:ROW_FORMAT=COMPRESSED")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"  Compressed  ", "row_format=COMPRESSED key_block_size=8", "table options ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8",
+		"\tRunning for engine myisam\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "goslap: warning: table sbtest1: ROW_FORMAT=COMPRESSED was asked for, the server gave ") ||
+		strings.Count(errOut, "ROW_FORMAT=COMPRESSED was asked for") != 1 {
+		t.Errorf("stderr %q: want one row-format warning (MyISAM's)", errOut)
+	}
+	if got := schemaTables(t, s, "eng_opts"); len(got) != 0 {
+		t.Errorf("tables left: %v", got)
+	}
+}
