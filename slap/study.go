@@ -72,6 +72,7 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Hook: func(s getopt.Setting) error { w.Name, w.Set = strings.TrimSpace(s.Value), true; return nil },
 			Off:  func() error { w.Name, w.Set = "", false; return nil }},
 		{Name: "sweep-server-option", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Sweep,
+			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
 	}
@@ -136,12 +137,30 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 					w.Assignments = append(w.Assignments, workloadAssignment{name, field, s.Value})
 					return nil
 				}
+				// --skip-NAME: as if never given, as for goslap's other
+				// options that take a value.
+				row.Off = func() error { w.forget(name); return nil }
 			}
 			rows = append(rows, row)
 		}
 	}
 	return rows
 }
+
+// forget drops the assignments of one option.
+func (w *WorkloadArgs) forget(name string) {
+	kept := w.Assignments[:0]
+	for _, a := range w.Assignments {
+		if a.name != name {
+			kept = append(kept, a)
+		}
+	}
+	w.Assignments = kept
+}
+
+// isWorkloadOption reports a row of workloadOptions that records a
+// workload's option.
+func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, "(--workload ") }
 
 func workloadNames() string {
 	names := []string{mysqlslapWorkload + " (default)"}

@@ -230,3 +230,25 @@ func TestWorkloadEngineOptions(t *testing.T) {
 		t.Errorf("tables left: %v", got)
 	}
 }
+
+// TestWorkloadOptionSkipMeansOff: --skip-X of a workload option that takes
+// a value forgets it, as for goslap's other options; --skip-trx is the
+// workload's boolean, through goslap's --trx row.
+func TestWorkloadOptionSkipMeansOff(t *testing.T) {
+	o, err, _ := parseForTest(t, nil, nil, "--workload=oltp_read_write", "--table-size=5", "--tables=2", "--skip-table-size",
+		"--sweep-server-option=a=1,2", "--skip-sweep-server-option", "--skip-trx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, a := range o.workload.Assignments {
+		got = append(got, a.field+"="+a.value)
+	}
+	if strings.Join(got, " ") != "tables=2 skip-trx=1" || o.workload.Sweep != "" || o.workload.Name != "oltp_read_write" {
+		t.Errorf("assignments %q, sweep %q, workload %q", got, o.workload.Sweep, o.workload.Name)
+	}
+	o, _, _ = parseForTest(t, nil, nil, "--workload=oltp_read_write", "--trx")
+	if len(o.workload.Assignments) != 1 || o.workload.Assignments[0].value != "0" {
+		t.Errorf("--trx: %+v", o.workload.Assignments)
+	}
+}
