@@ -337,15 +337,14 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Own.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
-	if o.Verbose == 0 {
+	if o.Silent {
 		log := cfg.Observer.Log
 		cfg.Observer.Log = func(format string, args ...any) {
-			// Without -v only what the user must know: CREATE TABLE
-			// warnings and failures, not the phases' progress.
-			if strings.HasPrefix(format, "target ") && !strings.Contains(format, "warning") {
-				return
+			// Silent, as for mysqlslap's sandboxes: no progress of the
+			// targets; warnings and the workload's messages stay.
+			if !strings.HasPrefix(format, "target ") {
+				log(format, args...)
 			}
-			log(format, args...)
 		}
 	}
 	return cfg, defaultTime, nil

@@ -61,7 +61,7 @@ func TestWorkloadPhases(t *testing.T) {
 					t.Errorf("prepare output lacks %q:\n%s", want, out)
 				}
 			}
-			out = mustMain(t, s, append(common, "-c", "2,3", "--run-time=1.5s", "run")...)
+			out = mustMain(t, s, append(common, "-c", "2,3", "--run-time=3s", "run")...)
 			if n := strings.Count(out, "Benchmark\n"); n != 2 {
 				t.Errorf("%d Benchmark blocks, want 2:\n%s", n, out)
 			}

@@ -39,7 +39,7 @@ func (t *TextReport) Observer() Observer {
 				fmt.Fprintf(t.Out, "Target: %s\n", label)
 			}
 		},
-		Prepared: func(target string, p workload.Point, sizes []TableSize) { t.writeSizes(target, p, sizes) },
+		Prepared: func(target, setting string, p workload.Point, sizes []TableSize) { t.writeSizes(target, setting, p, sizes) },
 		Cell:     func(c *Cell) error { return t.WriteCell(c) },
 		Log: func(format string, args ...any) {
 			fmt.Fprintf(t.Err, "goslap: "+format+"\n", args...)
@@ -161,10 +161,13 @@ func Percentiles(h interface {
 
 // writeSizes prints the on-disk size table of one prepared point, and a
 // warning when the server gave another row format than the one asked for.
-func (t *TextReport) writeSizes(target string, p workload.Point, sizes []TableSize) {
+func (t *TextReport) writeSizes(target, setting string, p workload.Point, sizes []TableSize) {
 	var what []string
 	if t.Targets {
 		what = append(what, "target "+target)
+	}
+	if setting != "" {
+		what = append(what, setting)
 	}
 	if p.Engine != "" {
 		e := "engine " + p.Engine

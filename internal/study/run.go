@@ -31,7 +31,8 @@ type Observer struct {
 	Target func(label string)
 	// Prepared: Setup loaded a point's tables; sizes are what the server
 	// (and, for a sandbox, its data directory) says they take.
-	Prepared func(target string, p workload.Point, sizes []TableSize)
+	// setting is the server-option value of the sweep ("" without).
+	Prepared func(target, setting string, p workload.Point, sizes []TableSize)
 	// Begin: one iteration is about to run (after its tables were checked).
 	Begin func(target string, it workload.Iteration)
 	// Interval: a live snapshot (Config.ReportInterval).
@@ -78,7 +79,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			setting = cfg.Server.Name + "=" + v
 			ccfg.SandboxOptions = append(ccfg.SandboxOptions, setting)
 		}
-		if cfg.Observer.Log != nil {
+		if cfg.Observer.Log != nil && len(cfg.Targets) > 0 {
 			ccfg.Progress = func(label, msg string) { cfg.Observer.Log("target %s: %s", label, msg) }
 		}
 		ccfg.Bench = func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
@@ -259,7 +260,7 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 			return nil, serr
 		}
 		if cfg.Observer.Prepared != nil {
-			cfg.Observer.Prepared(r.label, p, sizes)
+			cfg.Observer.Prepared(r.label, r.setting, p, sizes)
 		}
 		if cfg.Phase == PhasePrepare {
 			return nil, nil
