@@ -39,8 +39,10 @@ func (t *TextReport) Observer() Observer {
 				fmt.Fprintf(t.Out, "Target: %s\n", label)
 			}
 		},
-		Prepared: func(target, setting string, p workload.Point, sizes []TableSize) { t.writeSizes(target, setting, p, sizes) },
-		Cell:     func(c *Cell) error { return t.WriteCell(c) },
+		Prepared: func(target, setting string, p workload.Point, sizes []TableSize) {
+			t.writeSizes(target, setting, p, sizes)
+		},
+		Cell: func(c *Cell) error { return t.WriteCell(c) },
 		Log: func(format string, args ...any) {
 			fmt.Fprintf(t.Err, "goslap: "+format+"\n", args...)
 		},
