@@ -198,6 +198,9 @@ func (c *Config) Check() error {
 	case c.Iterations < 1:
 		return fmt.Errorf("--iterations must be at least 1")
 	}
+	if c.NoDrop && c.Phase == PhaseAll && (len(c.Engines) > 1 || len(c.Scales) > 1) {
+		return fmt.Errorf("--no-drop keeps the tables, so a sweep over engines or table sizes could not prepare its next point: sweep without --no-drop, or prepare one point")
+	}
 	if c.Phase != PhaseAll {
 		if len(c.Engines) > 1 || len(c.Scales) > 1 {
 			return fmt.Errorf("the %s command works on one set of tables: give one engine and one table size (a sweep runs prepare, run and cleanup in one command)", c.Phase)

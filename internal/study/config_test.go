@@ -131,6 +131,7 @@ func TestCheck(t *testing.T) {
 			c.Targets = []compare.Target{{Label: "s", Kind: compare.Sandbox, ServerOptions: []string{"innodb_buffer_pool_size=2G"}}}
 		}, "target s sets innodb-buffer-pool-size itself"},
 		{"no limit", func(c *Config) { c.Duration = 0 }, "nothing would end a run"},
+		{"no-drop sweep", func(c *Config) { c.NoDrop, c.Engines = true, []Engine{{Name: "innodb"}, {Name: "myisam"}} }, "--no-drop keeps the tables"},
 		{"no limit needed for cleanup", func(c *Config) { c.Duration, c.Phase = 0, PhaseCleanup }, ""},
 	}
 	for _, tc := range cases {
