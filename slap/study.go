@@ -193,7 +193,15 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 		return true, report(env.Stderr, Exitf(1, "%v", strings.TrimPrefix(err.Error(), ProgName+": ")))
 	}
 	if defaultTime {
-		fmt.Fprintf(env.Stderr, "%s: each run lasts 10s (the default; --run-time or --number-of-queries sets the limit)\n", ProgName)
+		var limits []string
+		if cfg.Events > 0 {
+			limits = append(limits, fmt.Sprintf("%d events", cfg.Events))
+		}
+		if cfg.Duration > 0 {
+			limits = append(limits, cfg.Duration.String())
+		}
+		fmt.Fprintf(env.Stderr, "%s: each run stops after %s (the workload's default; --run-time or --number-of-queries sets the limit)\n",
+			ProgName, strings.Join(limits, " or "))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -299,7 +307,13 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 		}
 	}
 	if cfg.Duration == 0 && cfg.Events == 0 && phase != study.PhasePrepare && phase != study.PhaseCleanup {
+		// The workload's own defaults (sysbench 1.0: 10 s; 0.4/0.5: 10000
+		// events), else 10 s.
 		cfg.Duration, defaultTime = 10*time.Second, true
+		if d, ok := settings.(interface{ StopDefaults() (int64, float64) }); ok {
+			events, seconds := d.StopDefaults()
+			cfg.Events, cfg.Duration = uint64(events), time.Duration(seconds*float64(time.Second))
+		}
 	}
 	// sysbench's default: deadlocks and lock waits restart the transaction.
 	ignore := map[uint16]bool{1213: true, 1020: true, 1205: true}

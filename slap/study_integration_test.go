@@ -252,3 +252,20 @@ func TestWorkloadOptionSkipMeansOff(t *testing.T) {
 		t.Errorf("--trx: %+v", o.workload.Assignments)
 	}
 }
+
+// TestWorkloadDefaultLimits: without --run-time or --number-of-queries a
+// run stops at the dialect's default, and stderr says which.
+func TestWorkloadDefaultLimits(t *testing.T) {
+	s := servertest.Require(t)
+	code, out, errOut := runMain(t, s, "--workload=oltp", "--sysbench-compat=0.5", "--create-schema=limits", "--table-size=100", "--point-selects=1",
+		"--simple-ranges=0", "--sum-ranges=0", "--order-ranges=0", "--distinct-ranges=0", "--oltp-read-only", "-c", "4")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "goslap: each run stops after 10000 events (the workload's default;") {
+		t.Errorf("stderr %q", errOut)
+	}
+	if !strings.Contains(out, "\tTransactions: 10000 (") {
+		t.Errorf("not 10000 transactions:\n%s", out)
+	}
+}
