@@ -24,6 +24,9 @@ func run(args []string, env Env) int {
 	if err != nil {
 		return report(env.Stderr, err)
 	}
+	if handled, code := runWorkload(o, env); handled {
+		return code
+	}
 	sandbox := &o.Own.Sandbox
 	if err := sandbox.CheckSandbox(o); err != nil {
 		return report(env.Stderr, err)

@@ -44,6 +44,10 @@ type Options struct {
 	// drop --create-schema even when it holds tables goslap did not create.
 	AllowDropExistingSchema bool
 	OnlyPrint               bool // --only-print
+	// workload is --workload and the registered workloads' options
+	// (study.go); unexported, so the JSON options object of mysqlslap runs
+	// stays as it was.
+	workload WorkloadArgs
 
 	// Output.
 	Silent     bool   // --silent, -s

@@ -199,6 +199,9 @@ func optionTable(st *parseState) []*optSpec {
 	for _, opt := range append(safetyOptions(o), loadOptions(&o.Own)...) {
 		add(sectionGoslap, opt, nil)
 	}
+	for _, opt := range workloadOptions(&o.workload, t) {
+		add(sectionGoslap, opt, nil)
+	}
 	return t
 }
 

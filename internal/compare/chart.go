@@ -99,7 +99,13 @@ var ChartFormats = []string{"svg", "png", "pdf"}
 
 // WriteChartFile writes the chart of outcomes to path, in the format its
 // extension names (see ChartFormats). The file is written whole or not at all.
-func WriteChartFile(path string, outcomes []Outcome) (err error) {
+func WriteChartFile(path string, outcomes []Outcome) error {
+	return WriteChartFileAxis(path, outcomes, AxisConcurrency)
+}
+
+// WriteChartFileAxis is WriteChartFile with axis a on the x axis (a
+// study's swept table size or server option).
+func WriteChartFileAxis(path string, outcomes []Outcome, a Axis) (err error) {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	if !slices.Contains(ChartFormats, format) {
 		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
@@ -114,7 +120,7 @@ func WriteChartFile(path string, outcomes []Outcome) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := WriteChart(tmp, format, outcomes); err != nil {
+	if err := writeChart(tmp, format, outcomes, a); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -134,17 +140,26 @@ func WriteChartFile(path string, outcomes []Outcome) (err error) {
 // p99 latency against concurrency when any point has one. format is "svg"
 // (fonts embedded), "png" or "pdf".
 func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
-	series := BuildSeries(outcomes)
+	return writeChart(w, format, outcomes, AxisConcurrency)
+}
+
+func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis) error {
+	series := BuildAxisSeries(outcomes, a)
+	chartTitle, latencyTitle := ChartTitle, LatencyTitle
+	if a != AxisConcurrency {
+		chartTitle = "Throughput vs " + a.titleSuffix()
+		latencyTitle = "p99 latency vs " + a.titleSuffix()
+	}
 	if len(series) == 0 {
 		return errors.New("no results to chart")
 	}
-	qps, err := newPanel(ChartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS })
+	qps, err := newPanel(chartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS }, a)
 	if err != nil {
 		return err
 	}
 	panels := []*plot.Plot{qps}
 	if HasLatency(series) {
-		lat, err := newPanel(LatencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis })
+		lat, err := newPanel(latencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis }, a)
 		if err != nil {
 			return err
 		}
@@ -185,14 +200,15 @@ func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
 
 var plotBackground = plot.New().BackgroundColor
 
-// newPanel is one chart panel: y(point) against concurrency for every series.
-func newPanel(title, ylabel string, series []Series, y func(Point) float64) (*plot.Plot, error) {
+// newPanel is one chart panel: y(point) against axis a for every series.
+func newPanel(title, ylabel string, series []Series, y func(Point) float64, a Axis) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = XLabel
+	p.X.Label.Text = a.label(series)
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	var xs []int
+	xOf, logScale := a.positions(series)
+	var plotted []Point
 	for _, s := range series {
 		xys := make(plotter.XYs, 0, len(s.Points))
 		for _, pt := range s.Points {
@@ -200,10 +216,8 @@ func newPanel(title, ylabel string, series []Series, y func(Point) float64) (*pl
 			if v <= 0 { // unknown: leave a gap rather than draw a false zero
 				continue
 			}
-			xys = append(xys, plotter.XY{X: float64(pt.Concurrency), Y: v})
-			if !slices.Contains(xs, pt.Concurrency) {
-				xs = append(xs, pt.Concurrency)
-			}
+			xys = append(xys, plotter.XY{X: xOf(pt), Y: v})
+			plotted = append(plotted, pt)
 		}
 		if len(xys) == 0 {
 			continue
@@ -215,18 +229,15 @@ func newPanel(title, ylabel string, series []Series, y func(Point) float64) (*pl
 		styleSeries(s, line, points)
 		p.Add(line, points)
 	}
-	slices.Sort(xs)
-	ticks := make(plot.ConstantTicks, len(xs))
-	for i, x := range xs {
-		ticks[i] = plot.Tick{Value: float64(x), Label: strconv.Itoa(x)}
-	}
+	ticks := axisTicks(a, xOf, plotted)
 	p.X.Tick.Marker = ticks
-	if len(xs) > 1 && xs[0] > 0 && xs[len(xs)-1]/xs[0] >= 4 {
-		// Concurrency levels usually grow geometrically (16, 64, 256).
+	if logScale && len(ticks) > 1 {
+		// Concurrency levels, sizes and buffer pools usually grow
+		// geometrically (16, 64, 256).
 		p.X.Scale = plot.LogScale{}
 	}
-	if len(xs) == 1 {
-		p.X.Min, p.X.Max = float64(xs[0])*0.5, float64(xs[0])*1.5
+	if len(ticks) == 1 {
+		p.X.Min, p.X.Max = ticks[0].Value*0.5, ticks[0].Value*1.5
 	}
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plainTicks{}

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -11,6 +12,8 @@ import (
 type cell struct {
 	engine      string
 	concurrency int
+	size        int64
+	setting     string
 }
 
 // rows lists the (engine, concurrency) cells of all outcomes in the order
@@ -23,7 +26,7 @@ func rows(outcomes []Outcome) ([]cell, []map[cell]Point) {
 	for i, o := range outcomes {
 		idx[i] = map[cell]Point{}
 		for _, p := range o.Points {
-			c := cell{p.Engine, p.Concurrency}
+			c := cell{p.Engine, p.Concurrency, p.Size, p.Setting}
 			idx[i][c] = p
 			if !seen[c] {
 				seen[c] = true
@@ -73,6 +76,15 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 	var h1, h2 strings.Builder
 	h1.WriteString("\t")
 	h2.WriteString("engine\tclients")
+	sizes, settings := hasColumn(order, func(c cell) bool { return c.size > 0 }), hasColumn(order, func(c cell) bool { return c.setting != "" })
+	if sizes {
+		h1.WriteString("\t")
+		h2.WriteString("\tsize")
+	}
+	if settings {
+		h1.WriteString("\t")
+		h2.WriteString("\tserver option")
+	}
 	for i, o := range outcomes {
 		h1.WriteString("\t" + o.Target.Label + "\t")
 		h2.WriteString("\tseconds\tq/s")
@@ -89,6 +101,12 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 			engine = "-"
 		}
 		line := fmt.Sprintf("%s\t%d", engine, c.concurrency)
+		if sizes {
+			line += "\t" + strconv.FormatInt(c.size, 10)
+		}
+		if settings {
+			line += "\t" + c.setting
+		}
 		base, haveBase := idx[0][c]
 		for i := range outcomes {
 			p, ok := idx[i][c]
@@ -117,6 +135,17 @@ func formatQPS(q float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f", q)
+}
+
+// hasColumn reports whether any row has the dimension (a study's table
+// size or server option): the table shows its column only then.
+func hasColumn(order []cell, has func(cell) bool) bool {
+	for _, c := range order {
+		if has(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int) string {

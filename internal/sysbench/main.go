@@ -127,6 +127,9 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 	if !c.SeedSet {
 		seed = uint64(time.Now().UnixNano())
 	}
+	if c.Extras.Active() {
+		return runStudy(ctx, c, settings, cfgs[0], seed, out, errw)
+	}
 	// Verbose 1: prepare and cleanup describe their phases, as sysbench does.
 	wl, err := settings.Build(c.Workload, workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1})
 	if err != nil {
@@ -415,7 +418,18 @@ Percentiles come from goslap's HDR histograms (1 µs resolution, 3 significant
 digits), which are finer than sysbench's buckets (about 1.8 %% wide in 1.0):
 expect differences up to about 1 %% from the figures sysbench prints.
 
-Options goslap cannot honour (--histogram, --report-checkpoints,
+goslap's extras (goslap's own options, as in its mysqlslap front end):
+  --target=LABEL:sandbox[:BINARY][,NAME=VALUE]... | LABEL:server[:HOST[:PORT]|:/SOCKET]
+                                   run on each target in turn, then a side-by-side
+                                   table; repeatable
+  --sandbox[=BINARY]               run on a throw-away server (on sandboxes, "run"
+                                   prepares, runs and cleans up: they start empty)
+  --sandbox-option=NAME=VALUE      a server option of every sandbox; repeatable
+  --iterations=N                   run each thread count N times
+  --latency                        add goslap's p50/p95/p99/p99.9/max line to each report
+  --plot=FILE.svg|png|pdf          chart of queries/s and p99 against --threads
+
+Options goslap cannot honour (--json for now, --histogram, --report-checkpoints,
 --forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,
 --mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command, sysbench Lua scripts other than the OLTP ones) are
 refused with an error naming them.

@@ -89,6 +89,9 @@ type Config struct {
 	Engine        string
 	CreateOptions string
 
+	// Extras are goslap's own options beyond sysbench's (study.go).
+	Extras Extras
+
 	// WorkloadArgs are the options left for the workload's rows, in order.
 	WorkloadArgs []Assignment
 	// Refused are options given with a value goslap cannot honour; each
@@ -487,8 +490,34 @@ func (c *Config) general(name string, w word) error {
 		if w.value != "off" && w.value != "" && w.value != "0" {
 			refuse("goslap has no forced shutdown; a client always finishes its event")
 		}
-	case "target", "sandbox", "sandbox-option", "json", "plot", "latency", "iterations":
-		refuse("goslap's own --" + name + " is not available under goslap sysbench yet (use goslap's mysqlslap front end for it)")
+	case "json":
+		refuse("goslap's own --json is not available under goslap sysbench yet (its JSON format for workload results is being designed)")
+	case "target":
+		c.Extras.Targets = append(c.Extras.Targets, w.value)
+	case "sandbox":
+		c.Extras.Sandbox, c.Extras.SandboxSet = w.value, true
+	case "sandbox-option":
+		if w.value == "" {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.SandboxOptions = append(c.Extras.SandboxOptions, strings.TrimPrefix(w.value, "--"))
+	case "plot":
+		if w.value == "" {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.Plot = w.value
+	case "latency":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Extras.Latency = b
+	case "iterations":
+		n, err := uintValue(name, w)
+		if err != nil || n == 0 {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.Iterations = int(n)
 	case "thread-stack-size":
 		refuse("goslap's clients are goroutines, which have no fixed stack size")
 	case "debug", "validate", "db-debug":

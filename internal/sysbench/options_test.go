@@ -145,13 +145,19 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{"options that cannot be honoured are collected", strings.Fields("oltp_read_write --histogram --forced-shutdown=5 --mysql-dry-run=on --db-driver=pgsql --json --sandbox run"), func(t *testing.T, c *Config) {
-			if len(c.Refused) != 6 {
+			if len(c.Refused) != 5 {
 				t.Errorf("refused %q", c.Refused)
 			}
 			for _, r := range c.Refused {
 				if !strings.Contains(r, "cannot be honoured") {
 					t.Errorf("%q", r)
 				}
+			}
+		}},
+		{"goslap's extras", strings.Fields("oltp_read_write --target=a:server --target=b:sandbox --sandbox-option=innodb_buffer_pool_size=32M --plot=x.svg --latency --iterations=3 run"), func(t *testing.T, c *Config) {
+			want := Extras{Targets: []string{"a:server", "b:sandbox"}, SandboxOptions: []string{"innodb_buffer_pool_size=32M"}, Plot: "x.svg", Latency: true, Iterations: 3}
+			if !reflect.DeepEqual(c.Extras, want) || len(c.Refused) != 0 || !c.Extras.Active() {
+				t.Errorf("extras %+v, refused %q", c.Extras, c.Refused)
 			}
 		}},
 		{"prewarm is warmup", strings.Fields("oltp_read_write prewarm"), func(t *testing.T, c *Config) {

@@ -1,0 +1,396 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// Cell is one engine × size × concurrency point of one target, measured
+// over the iterations.
+type Cell struct {
+	Target     string
+	Engine     Engine
+	Scale      int64  // 0: the workload's own size
+	Setting    string // "NAME=VALUE" of the server-option sweep, "" without
+	Clients    int
+	Benchmarks []*results.Benchmark // one per iteration
+}
+
+// Observer is told what a study does, for reports. Every field may be nil.
+type Observer struct {
+	// Target: a target's runs start.
+	Target func(label string)
+	// Prepared: Setup loaded a point's tables; sizes are what the server
+	// (and, for a sandbox, its data directory) says they take.
+	// setting is the server-option value of the sweep ("" without).
+	Prepared func(target, setting string, p workload.Point, sizes []TableSize)
+	// Begin: one iteration is about to run (after its tables were checked).
+	Begin func(target string, it workload.Iteration)
+	// Interval: a live snapshot (Config.ReportInterval).
+	Interval func(results.Interval)
+	// Iteration: one iteration ended.
+	Iteration func(target string, b *results.Benchmark) error
+	// Cell: all iterations of a cell ended.
+	Cell func(c *Cell) error
+	// Log: a progress or warning line (CREATE TABLE warnings, phases).
+	Log func(format string, args ...any)
+}
+
+// Result is what a study measured, for the front end's own reports.
+type Result struct {
+	Outcomes []compare.Outcome
+	Cells    []*Cell
+}
+
+// Run runs the study. The first error ends it; a full run's tables are
+// dropped on every way out (unless NoDrop), the sandboxes stopped and
+// removed.
+func Run(ctx context.Context, cfg *Config) (*Result, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
+		return nil, err
+	}
+	targets := cfg.Targets
+	if len(targets) == 0 {
+		targets = []compare.Target{{Label: "server", Kind: compare.Server}}
+	}
+	res := &Result{}
+	values := []string{""}
+	if cfg.Server.Active() {
+		values = cfg.Server.Values
+	}
+	byLabel := map[string]int{}
+	for _, v := range values {
+		setting := ""
+		ccfg := compare.Config{DefaultBinary: cfg.DefaultBinary, Base: cfg.Base, TempDir: cfg.TempDir,
+			SandboxOptions: append([]string(nil), cfg.SandboxOptions...)}
+		if v != "" {
+			setting = cfg.Server.Name + "=" + v
+			ccfg.SandboxOptions = append(ccfg.SandboxOptions, setting)
+		}
+		if cfg.Observer.Log != nil && len(cfg.Targets) > 0 {
+			ccfg.Progress = func(label, msg string) { cfg.Observer.Log("target %s: %s", label, msg) }
+		}
+		ccfg.Bench = func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
+			r := runner{cfg: cfg, label: label, ep: ep, setting: setting}
+			cells, err := r.target(ctx)
+			res.Cells = append(res.Cells, cells...)
+			return points(cells), err
+		}
+		outs, err := compare.Run(ctx, targets, ccfg)
+		// One outcome per target across the sweep: the setting is a
+		// dimension of its points.
+		for _, o := range outs {
+			if i, ok := byLabel[o.Target.Label]; ok {
+				res.Outcomes[i].Points = append(res.Outcomes[i].Points, o.Points...)
+				continue
+			}
+			if setting != "" {
+				o.Description = strings.TrimSuffix(strings.Replace(o.Description, setting, cfg.Server.Name+" swept", 1), " ()")
+			}
+			byLabel[o.Target.Label] = len(res.Outcomes)
+			res.Outcomes = append(res.Outcomes, o)
+		}
+		if err != nil {
+			var te *compare.TargetError
+			if len(cfg.Targets) == 0 && errors.As(err, &te) {
+				err = te.Err // the one default server: no label to name
+			}
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// points summarises cells for the comparison table and chart.
+func points(cells []*Cell) []compare.Point {
+	var out []compare.Point
+	for _, c := range cells {
+		s := Summarise(c.Benchmarks)
+		out = append(out, compare.Point{Engine: c.Engine.Label(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
+			AvgSeconds: s.AvgSeconds, QPS: s.QPS, P99Millis: s.P99Millis, Size: c.Scale, Setting: c.Setting})
+	}
+	return out
+}
+
+// runner runs the matrix on one target.
+type runner struct {
+	cfg     *Config
+	label   string
+	ep      compare.Endpoint
+	setting string
+	conn    *mysqlconn.Connector // to the schema
+	root    *mysqlconn.Connector // without a schema
+	wl      workload.Workload
+}
+
+func (r *runner) log(format string, args ...any) {
+	if r.cfg.Observer.Log != nil {
+		r.cfg.Observer.Log(format, args...)
+	}
+}
+
+func (r *runner) target(ctx context.Context) ([]*Cell, error) {
+	cfg := r.cfg
+	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
+	if err != nil {
+		return nil, err
+	}
+	rootCfg, err := cfg.Driver(r.ep, "")
+	if err != nil {
+		return nil, err
+	}
+	if r.conn, err = mysqlconn.NewConnector(schemaCfg, ""); err != nil {
+		return nil, err
+	}
+	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
+		return nil, err
+	}
+	// A fresh workload per target: its record of what it created is this
+	// target's.
+	if r.wl, err = cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
+		return nil, err
+	}
+	if cfg.Observer.Target != nil {
+		cfg.Observer.Target(r.label)
+	}
+	main, err := r.mainConn()
+	if err != nil {
+		return nil, err
+	}
+	defer main.Close()
+	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Progress: func(string, int64, int64) {}}
+
+	engines := cfg.Engines
+	if len(engines) == 0 {
+		engines = []Engine{{}}
+	}
+	scales := cfg.Scales
+	if len(scales) == 0 {
+		scales = []int64{0}
+	}
+	var cells []*Cell
+	for _, e := range engines {
+		for _, scale := range scales {
+			p := workload.Point{Engine: e.Name, EngineOptions: e.Options, Clients: cfg.Clients[0], Scale: scale}
+			got, err := r.point(ctx, s, p, e)
+			cells = append(cells, got...)
+			if err != nil {
+				return cells, err
+			}
+		}
+	}
+	return cells, nil
+}
+
+// mainConn opens the main connection and selects the schema; a full run
+// or prepare creates the schema when it is missing (and never drops it).
+func (r *runner) mainConn() (*mysqlconn.Conn, error) {
+	m, err := r.root.Connect(nil)
+	if err != nil {
+		return nil, connectError(r.root, err)
+	}
+	schema := r.cfg.Common.Schema
+	q := "`" + strings.ReplaceAll(schema, "`", "``") + "`"
+	if r.cfg.Phase == PhaseAll || r.cfg.Phase == PhasePrepare {
+		if err := m.Exec("CREATE DATABASE IF NOT EXISTS " + q); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("creating schema %s: %w", schema, err)
+		}
+	}
+	if err := m.Exec("USE " + q); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("schema %s: %w", schema, err)
+	}
+	return m, nil
+}
+
+func (r *runner) connect() (*mysqlconn.Conn, error) {
+	c, err := r.conn.Connect(nil)
+	if err != nil {
+		return nil, connectError(r.conn, err)
+	}
+	return c, nil
+}
+
+func connectError(c *mysqlconn.Connector, err error) error {
+	code, msg := c.ConnectError(err)
+	return fmt.Errorf("Error when connecting to server: %d %s", code, msg)
+}
+
+// point runs one engine × size: prepare, the concurrency × iteration runs,
+// cleanup, as the phase says.
+func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Point, e Engine) (cells []*Cell, err error) {
+	cfg := r.cfg
+	switch cfg.Phase {
+	case PhaseCleanup:
+		return nil, r.wl.Teardown(ctx, s, p)
+	case PhaseAll, PhasePrepare:
+		setupErr := r.wl.Setup(ctx, s, p)
+		if cfg.Phase == PhaseAll && !cfg.NoDrop {
+			defer func() {
+				// Drop what this run created, also after an error or an
+				// interrupt (on a fresh connection if the main one broke).
+				if terr := r.teardown(s, p); terr != nil && err == nil {
+					err = terr
+				}
+			}()
+		} else if setupErr != nil {
+			// A failed prepare leaves nothing half-made behind.
+			if terr := r.teardown(s, p); terr != nil {
+				r.log("cleaning up after the failed prepare: %v", terr)
+			}
+		}
+		if setupErr != nil {
+			return nil, setupErr
+		}
+		sizes, serr := Sizes(s.Main, r.wl, p, r.ep.Sandbox)
+		if serr != nil {
+			return nil, serr
+		}
+		if cfg.Observer.Prepared != nil {
+			cfg.Observer.Prepared(r.label, r.setting, p, sizes)
+		}
+		if cfg.Phase == PhasePrepare {
+			return nil, nil
+		}
+	}
+	for _, clients := range cfg.Clients {
+		c := &Cell{Target: r.label, Engine: e, Scale: p.Scale, Setting: r.setting, Clients: clients}
+		cells = append(cells, c)
+		for n := 1; n <= cfg.Iterations; n++ {
+			pc := p
+			pc.Clients = clients
+			b, err := r.iteration(ctx, s, workload.Iteration{Point: pc, Number: n})
+			if b != nil {
+				c.Benchmarks = append(c.Benchmarks, b)
+			}
+			if err != nil {
+				return cells, err
+			}
+		}
+		if cfg.Observer.Cell != nil {
+			if err := cfg.Observer.Cell(c); err != nil {
+				return cells, err
+			}
+		}
+	}
+	return cells, nil
+}
+
+// teardown runs Teardown, on a fresh main connection when the old one
+// broke or the context ended.
+func (r *runner) teardown(s *workload.Session, p workload.Point) error {
+	ctx := context.Background()
+	if err := r.wl.Teardown(ctx, s, p); err == nil {
+		return nil
+	}
+	m, err := r.mainConn()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	fresh := *s
+	fresh.Main = m
+	return r.wl.Teardown(ctx, &fresh, p)
+}
+
+func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload.Iteration) (*results.Benchmark, error) {
+	cfg := r.cfg
+	if err := r.wl.BeginIteration(ctx, s, it); err != nil {
+		return nil, err
+	}
+	load, err := r.wl.Load(it)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Observer.Begin != nil {
+		cfg.Observer.Begin(r.label, it)
+	}
+	plan := engine.Plan{Connector: r.conn, Workload: r.wl, Load: load, Iteration: it, Clients: it.Clients,
+		Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
+		Ignore: cfg.Ignore, Seed: cfg.Common.Seed}
+	if cfg.ReportInterval > 0 && cfg.Observer.Interval != nil {
+		plan.ReportInterval, plan.OnInterval = cfg.ReportInterval, cfg.Observer.Interval
+	}
+	b, err := engine.Run(ctx, plan)
+	if b != nil {
+		b.Workload, b.Target = cfg.Workload, r.label
+	}
+	if err != nil {
+		return b, runError(err)
+	}
+	if err := r.wl.EndIteration(ctx, s, it); err != nil {
+		return b, err
+	}
+	if cfg.Observer.Iteration != nil {
+		if err := cfg.Observer.Iteration(r.label, b); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// runError words an engine error as one line.
+func runError(err error) error {
+	var ce *engine.ConnectError
+	var cl *engine.ClientError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &cl):
+		return fmt.Errorf("%s: ERROR %d %s (client %d)", cl.Op, cl.Code, cl.Message, cl.Client)
+	case errors.Is(err, engine.ErrInterrupted):
+		return ErrInterrupted
+	}
+	return err
+}
+
+// ErrInterrupted is a study ended by its context (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
+
+// Summary is a cell's figures over its iterations.
+type Summary struct {
+	AvgSeconds, MinSeconds, MaxSeconds float64
+	Events, Statements                 uint64 // summed over the iterations
+	Elapsed                            time.Duration
+	TPS, QPS                           float64
+	P99Millis                          float64
+}
+
+// Summarise computes a cell's figures.
+func Summarise(bs []*results.Benchmark) Summary {
+	var s Summary
+	if len(bs) == 0 {
+		return s
+	}
+	s.MinSeconds = bs[0].Elapsed.Seconds()
+	var all []*results.Benchmark
+	for _, b := range bs {
+		sec := b.Elapsed.Seconds()
+		s.AvgSeconds += sec / float64(len(bs))
+		s.MinSeconds, s.MaxSeconds = min(s.MinSeconds, sec), max(s.MaxSeconds, sec)
+		s.Events += b.Events
+		s.Statements += b.Tally.Reads + b.Tally.Writes + b.Tally.Other
+		s.Elapsed += b.Elapsed
+		all = append(all, b)
+	}
+	if sec := s.Elapsed.Seconds(); sec > 0 {
+		s.TPS, s.QPS = float64(s.Events)/sec, float64(s.Statements)/sec
+	}
+	if h := merged(all).Service; h.TotalCount() > 0 {
+		s.P99Millis = float64(h.ValueAtQuantile(99)) / 1000
+	}
+	return s
+}

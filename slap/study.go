@@ -1,0 +1,393 @@
+package slap
+
+// The front end of registered workloads other than mysqlslap
+// (--workload=oltp_read_write, ...): it parses, builds one study
+// configuration and hands it to internal/study. Nothing here runs a
+// benchmark.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/study"
+	"github.com/goslap/goslap/internal/workload"
+	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
+)
+
+// mysqlslapWorkload is --workload's name for mysqlslap's own load (the
+// default).
+const mysqlslapWorkload = "mysqlslap"
+
+// WorkloadArgs are --workload, --sweep-server-option and the registered
+// workloads' own options as given, applied once the workload is known.
+type WorkloadArgs struct {
+	Name string
+	Set  bool
+	// Sweep is --sweep-server-option=NAME=V1,V2,...
+	Sweep string
+	// Assignments are the workload options in command-line order.
+	Assignments []workloadAssignment
+}
+
+type workloadAssignment struct {
+	name  string // as the user wrote it (goslap's spelling)
+	field string // the workload's option name
+	value string
+}
+
+// frontNames are goslap's spellings of workload options whose own names
+// cannot be goslap options here: they would extend a mysqlslap option
+// name (--create, a prefix of --create-secondary) or start with my_getopt's
+// skip- prefix. Inverted rows hold the opposite boolean (--trx is on by
+// default and --skip-trx turns it off, as the workload's --skip-trx does).
+var frontNames = map[string]struct {
+	name     string
+	inverted bool
+}{
+	"skip-trx":         {"trx", true},
+	"create-secondary": {"k-index-after-load", false},
+}
+
+// workloadOptions returns --workload, --sweep-server-option and one row per
+// distinct option name of the registered workloads (skipping names taken
+// by existing rows). The rows only record what was given: which workload's
+// settings they fill is known after the whole command line is read.
+func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
+	rows := []*getopt.Option{
+		{Name: "workload", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Run a registered workload instead of mysqlslap's: " + workloadNames() + ". " +
+				"A trailing word prepare, run or cleanup runs that phase alone (as sysbench does); none runs all three.",
+			Hook: func(s getopt.Setting) error { w.Name, w.Set = strings.TrimSpace(s.Value), true; return nil },
+			Off:  func() error { w.Name, w.Set = "", false; return nil }},
+		{Name: "sweep-server-option", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Sweep,
+			Off: func() error { w.Sweep = ""; return nil },
+			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
+				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
+	}
+	seen := map[string]bool{}
+	var mysqlslapNames []string
+	for _, o := range taken {
+		seen[getopt.Normalize(o.Name)] = true
+		if o.Section != sectionGoslap {
+			mysqlslapNames = append(mysqlslapNames, getopt.Normalize(o.Name))
+		}
+	}
+	clashes := func(n string) bool {
+		for _, m := range mysqlslapNames {
+			if strings.HasPrefix(n, m) || strings.HasPrefix(m, n) {
+				return true
+			}
+		}
+		for _, sp := range []string{"skip-", "disable-", "enable-", "maximum-", "loose-", "autoset-"} {
+			if strings.HasPrefix(n, sp) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range rows {
+		seen[getopt.Normalize(r.Name)] = true
+	}
+	groups := map[string]bool{}
+	for _, m := range workload.All() {
+		if groups[m.Group] {
+			continue
+		}
+		groups[m.Group] = true
+		for _, o := range m.NewSettings().Options() {
+			field, name, inverted := o.Name, o.Name, false
+			help := o.Help
+			if f, ok := frontNames[field]; ok {
+				name, inverted = f.name, f.inverted
+				help = "goslap's spelling of --" + field + ". " + help
+			}
+			n := getopt.Normalize(name)
+			if seen[n] || clashes(n) {
+				continue // reachable under an alias, or already a goslap option
+			}
+			seen[n] = true
+			row := &getopt.Option{Name: name, Help: "(--workload " + m.Group + ") " + help, ExactOnly: true}
+			if o.Var == getopt.VarBool {
+				b := new(bool)
+				*b = inverted
+				row.Arg, row.Var, row.Bool = getopt.NoArg, getopt.VarBool, b
+				row.Hook = func(getopt.Setting) error {
+					v := "0"
+					if *b != inverted {
+						v = "1"
+					}
+					w.Assignments = append(w.Assignments, workloadAssignment{name, field, v})
+					return nil
+				}
+			} else {
+				row.Arg, row.Var, row.String = getopt.RequiredArg, getopt.VarString, new(string)
+				row.Hook = func(s getopt.Setting) error {
+					w.Assignments = append(w.Assignments, workloadAssignment{name, field, s.Value})
+					return nil
+				}
+				// --skip-NAME: as if never given, as for goslap's other
+				// options that take a value.
+				row.Off = func() error { w.forget(name); return nil }
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// forget drops the assignments of one option.
+func (w *WorkloadArgs) forget(name string) {
+	kept := w.Assignments[:0]
+	for _, a := range w.Assignments {
+		if a.name != name {
+			kept = append(kept, a)
+		}
+	}
+	w.Assignments = kept
+}
+
+// isWorkloadOption reports a row of workloadOptions that records a
+// workload's option.
+func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, "(--workload ") }
+
+func workloadNames() string {
+	names := []string{mysqlslapWorkload + " (default)"}
+	for _, m := range workload.All() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// runWorkload runs a --workload other than mysqlslap; handled is false
+// when the command line is mysqlslap's (today's run, unchanged).
+func runWorkload(o *Options, env Env) (handled bool, code int) {
+	w := &o.workload
+	if !w.Set || w.Name == mysqlslapWorkload {
+		switch {
+		case len(w.Assignments) > 0:
+			return true, report(env.Stderr, Exitf(1, "--%s is a workload option: it needs --workload=NAME (%s)", w.Assignments[0].name, workloadNames()))
+		case w.Sweep != "":
+			return true, report(env.Stderr, Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames()))
+		case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
+			return true, report(env.Stderr, Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0]))
+		}
+		return false, 0
+	}
+	cfg, defaultTime, err := studyConfig(o, env)
+	if err == nil {
+		err = cfg.Check()
+	}
+	if err != nil {
+		return true, report(env.Stderr, Exitf(1, "%v", strings.TrimPrefix(err.Error(), ProgName+": ")))
+	}
+	if defaultTime {
+		var limits []string
+		if cfg.Events > 0 {
+			limits = append(limits, fmt.Sprintf("%d events", cfg.Events))
+		}
+		if cfg.Duration > 0 {
+			limits = append(limits, cfg.Duration.String())
+		}
+		fmt.Fprintf(env.Stderr, "%s: each run stops after %s (the workload's default; --run-time or --number-of-queries sets the limit)\n",
+			ProgName, strings.Join(limits, " or "))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	res, err := study.Run(ctx, cfg)
+	if err == nil {
+		err = study.Finish(env.Stdout, cfg, res)
+	}
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
+			return true, report(env.Stderr, &ExitError{Code: 130, Msg: ProgName + ": interrupted"})
+		}
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return true, report(env.Stderr, ee)
+		}
+		return true, report(env.Stderr, Exitf(1, "%v", err))
+	}
+	return true, 0
+}
+
+func isPhase(word string) bool {
+	p, err := study.ParsePhase(word)
+	return err == nil && p != study.PhaseAll
+}
+
+// refusedWithWorkload are mysqlslap options that describe mysqlslap's own
+// load: with another workload they would be silently meaningless.
+func refusedWithWorkload(o *Options) string {
+	for _, r := range []struct {
+		given bool
+		name  string
+	}{
+		{o.AutoGenerateSQL, "auto-generate-sql"}, {o.QuerySet, "query"}, {o.CreateSet, "create"},
+		{o.PreQuerySet, "pre-query"}, {o.PostQuerySet, "post-query"}, {o.PreSystem != "", "pre-system"},
+		{o.PostSystem != "", "post-system"}, {o.Commit != 0, "commit"}, {o.Detach != 0, "detach"},
+		{o.OnlyPrint, "only-print"}, {o.CSVSet, "csv"}, {o.Own.ExactCount, "exact-count"},
+		{o.Own.Templates, "templates"}, {o.AllowDropExistingSchema, "allow-drop-existing-schema"},
+	} {
+		if r.given {
+			return r.name
+		}
+	}
+	return ""
+}
+
+// studyConfig is the one validation of a --workload command line.
+func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err error) {
+	w := &o.workload
+	meta, err := workload.Lookup(w.Name)
+	if err != nil {
+		return nil, false, Exitf(1, "unknown workload '%s' (workloads: %s)", w.Name, workloadNames())
+	}
+	if name := refusedWithWorkload(o); name != "" {
+		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
+	}
+	if o.Own.JSONSet {
+		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
+	}
+	settings := meta.NewSettings()
+	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
+		return nil, false, err
+	}
+	phase := study.PhaseAll
+	if len(o.Args) > 1 {
+		return nil, false, Exitf(1, "too many command words (%s): give one of prepare, run or cleanup, or none", strings.Join(o.Args, " "))
+	}
+	if len(o.Args) == 1 {
+		if phase, err = study.ParsePhase(o.Args[0]); err != nil {
+			return nil, false, Exitf(1, "%v", err)
+		}
+	}
+	schema := o.CreateSchema
+	if schema == "mysqlslap" { // mysqlslap's default: the workloads' own is sbtest
+		schema = "sbtest"
+	}
+	seed := o.Own.Seed
+	if !o.Own.SeedSet {
+		seed = uint64(time.Now().UnixNano())
+	}
+	common := workload.Common{Schema: schema, Seed: seed, Verbose: o.Verbose}
+	scales, scaleLabel, err := study.SplitScales(w.Name, settings, common)
+	if err != nil {
+		return nil, false, Exitf(1, "%v", err)
+	}
+	wl, err := settings.Build(w.Name, common)
+	if err != nil {
+		return nil, false, Exitf(1, "%v", err)
+	}
+	cfg = &study.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
+		Scales: scales, ScaleName: scaleLabel, Iterations: int(o.Iterations),
+		Duration: o.Own.RunTime, Events: o.NumberOfQueries, Warmup: o.Own.WarmupTime, Rate: o.Own.Rate}
+	if o.EngineSet {
+		if cfg.Engines, err = study.ParseEngines(o.Engine); err != nil {
+			return nil, false, Exitf(1, "%v", err)
+		}
+	}
+	if cfg.Clients, err = study.ParseClients(o.Concurrency); err != nil {
+		return nil, false, Exitf(1, "%v", err)
+	}
+	if w.Sweep != "" {
+		if cfg.Server, err = study.ParseServerSweep(w.Sweep); err != nil {
+			return nil, false, Exitf(1, "%v", err)
+		}
+	}
+	if cfg.Duration == 0 && cfg.Events == 0 && phase != study.PhasePrepare && phase != study.PhaseCleanup {
+		// The workload's own defaults (sysbench 1.0: 10 s; 0.4/0.5: 10000
+		// events), else 10 s.
+		cfg.Duration, defaultTime = 10*time.Second, true
+		if d, ok := settings.(interface{ StopDefaults() (int64, float64) }); ok {
+			events, seconds := d.StopDefaults()
+			cfg.Events, cfg.Duration = uint64(events), time.Duration(seconds*float64(time.Second))
+		}
+	}
+	// sysbench's default: deadlocks and lock waits restart the transaction.
+	ignore := map[uint16]bool{1213: true, 1020: true, 1205: true}
+	if o.Own.TolerantErrors() {
+		ignore = o.Own.IgnoreCodes
+	}
+	all := o.Own.IgnoreAllErrors
+	cfg.Ignore = func(code uint16) bool { return all || ignore[code] }
+
+	sb := &o.Own.Sandbox
+	if err := sb.CheckSandbox(o); err != nil {
+		return nil, false, err
+	}
+	if sb.Active() {
+		if len(sb.Targets) == 0 {
+			label := "sandbox"
+			if sb.Sandbox != "" {
+				label = filepath.Base(sb.Sandbox)
+			}
+			cfg.Targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
+		}
+		for _, spec := range sb.Targets {
+			t, err := compare.ParseTarget(spec)
+			if err != nil {
+				return nil, false, Exitf(1, "--target: %v", err)
+			}
+			cfg.Targets = append(cfg.Targets, t)
+		}
+	}
+	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
+	cfg.Base = endpointOf(o)
+	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
+		return DriverConfig(optionsFor(o, ep), schema)
+	}
+	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Own.Latency,
+		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
+	cfg.Observer = rep.Observer()
+	if o.Silent {
+		log := cfg.Observer.Log
+		cfg.Observer.Log = func(format string, args ...any) {
+			// Silent, as for mysqlslap's sandboxes: no progress of the
+			// targets; warnings and the workload's messages stay.
+			if !strings.HasPrefix(format, "target ") {
+				log(format, args...)
+			}
+		}
+	}
+	return cfg, defaultTime, nil
+}
+
+// applyWorkloadArgs sets the recorded workload options on s through s's
+// own rows; an option of another workload is one clear error.
+func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssignment) error {
+	rows := s.Options()
+	has := map[string]bool{}
+	for _, r := range rows {
+		has[getopt.Normalize(r.Name)] = true
+	}
+	var words []string
+	for _, a := range args {
+		if !has[getopt.Normalize(a.field)] {
+			return Exitf(1, "--%s is not an option of workload %s", a.name, m.Name)
+		}
+		words = append(words, "--"+a.field+"="+a.value)
+	}
+	var msgs bytes.Buffer
+	p := getopt.NewParser(ProgName, rows, &msgs)
+	err := p.Parse(words, false)
+	if err == nil {
+		err = p.Finish()
+	}
+	if err != nil {
+		msg := strings.TrimSpace(msgs.String() + "\n" + err.Error())
+		return &ExitError{Code: 1, Msg: msg}
+	}
+	return nil
+}
