@@ -212,6 +212,14 @@ var optionValue = map[string]func(o *Options) any{
 		return o.Own.Sandbox.Sandbox
 	},
 	"sandbox-option": func(o *Options) any { return nonNil(o.Own.Sandbox.ServerOptions) },
+	// Only mysqlslap's runs write this document (--json is refused with
+	// another workload), so its options are the workload's.
+	"workload": func(o *Options) any {
+		if o.workload.Name == "" {
+			return "mysqlslap"
+		}
+		return o.workload.Name
+	},
 	"target": func(o *Options) any {
 		// --target=LABEL:server:...,password=P carries passwords.
 		ts := []string{}
