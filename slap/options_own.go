@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // OwnOptions holds goslap's own options (beyond mysqlslap). They are long
@@ -67,11 +68,17 @@ type OwnOptions struct {
 	// choices; without it a random seed is used (and reported in JSON).
 	Seed    uint64
 	SeedSet bool
+	// ThreadBelow (--thread-per-client-below=N) runs loads of fewer than N
+	// clients with an OS thread and a blocking socket per client
+	// (mysqlconn.Threads); -1 = mysqlconn's measured default,
+	// --skip-thread-per-client-below = 0 (never).
+	ThreadBelow int
 }
 
 // ownOptions returns the option rows for goslap's own options, bound to own.
 func ownOptions(own *OwnOptions) []*getopt.Option {
 	own.ShowProgress = true
+	own.ThreadBelow = -1
 	rows := []*getopt.Option{
 		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Latency,
 			Help: "Measure every query: print p50/p95/p99/p99.9/max latency, queries per second, " +
@@ -136,6 +143,20 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				return nil
 			},
 			Off: func() error { own.Seed, own.SeedSet = 0, false; return nil }},
+		{Name: "thread-per-client-below", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Run a load of fewer than N clients with one OS thread and a blocking socket per client " +
+				"(less CPU per query at low concurrency); at N clients or more, or with TLS or compression, " +
+				"goroutines share the threads. 0 or --skip-thread-per-client-below: never. Default " +
+				strconv.Itoa(mysqlconn.DefaultThreadBelow) + ".",
+			Hook: func(s getopt.Setting) error {
+				v, err := strconv.Atoi(strings.TrimSpace(s.Value))
+				if err != nil || v < 0 {
+					return Exitf(1, "--thread-per-client-below=%s: expected a whole number of clients", s.Value)
+				}
+				own.ThreadBelow = v
+				return nil
+			},
+			Off: func() error { own.ThreadBelow = 0; return nil }},
 	}
 	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
 }

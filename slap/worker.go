@@ -72,7 +72,8 @@ type loadPhase struct {
 	measured time.Duration
 	lat      []clientLatency // each client's latencies, folded at the end
 
-	connecting chan struct{} // one token per connect in flight
+	connecting chan struct{}      // one token per connect in flight
+	threads    *mysqlconn.Threads // the clients' path: thread per client or netpoller
 }
 
 func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhase {
@@ -128,6 +129,8 @@ func (lp *loadPhase) run() (int64, error) {
 	finished := make(chan struct{})
 	ready.Add(lp.clients)
 	done.Add(lp.clients)
+	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Own.ThreadBelow)
+	defer lp.threads.Stop()
 	for i := range lp.clients {
 		go func(id int) {
 			defer done.Done()
@@ -266,6 +269,8 @@ func (lp *loadPhase) connect(slot *mysqlconn.Slot) (*mysqlconn.Conn, error) {
 // schedule; --ignore-errors keeps it going past errors (statement).
 func (lp *loadPhase) client(id int) {
 	slot := &lp.slots[id]
+	lp.threads.Enter(slot)
+	defer lp.threads.Leave(slot)
 	conn, err := lp.connect(slot)
 	if err != nil {
 		lp.fail(err)
