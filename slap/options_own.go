@@ -70,8 +70,8 @@ type OwnOptions struct {
 	SeedSet bool
 	// ThreadBelow (--thread-per-client-below=N) runs loads of fewer than N
 	// clients with an OS thread and a blocking socket per client
-	// (mysqlconn.Threads); -1 = mysqlconn's measured default,
-	// --skip-thread-per-client-below = 0 (never).
+	// (mysqlconn.Threads); 0 = never; -1 (the default, also
+	// --skip-thread-per-client-below) = mysqlconn's measured threshold.
 	ThreadBelow int
 }
 
@@ -146,8 +146,8 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 		{Name: "thread-per-client-below", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run a load of fewer than N clients with one OS thread and a blocking socket per client " +
 				"(less CPU per query at low concurrency); at N clients or more, or with TLS or compression, " +
-				"goroutines share the threads. 0 or --skip-thread-per-client-below: never. Default " +
-				strconv.Itoa(mysqlconn.DefaultThreadBelow) + ".",
+				"goroutines share the threads. 0: never. Default " +
+				strconv.Itoa(mysqlconn.DefaultThreadBelow) + " (measured, BENCHMARKS.md).",
 			Hook: func(s getopt.Setting) error {
 				v, err := strconv.Atoi(strings.TrimSpace(s.Value))
 				if err != nil || v < 0 {
@@ -156,7 +156,7 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				own.ThreadBelow = v
 				return nil
 			},
-			Off: func() error { own.ThreadBelow = 0; return nil }},
+			Off: func() error { own.ThreadBelow = -1; return nil }},
 	}
 	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
 }
