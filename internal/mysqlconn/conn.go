@@ -35,8 +35,11 @@ type Conn struct {
 type Connector struct {
 	cfg *mysql.Config
 	// blockingOK: the configuration allows the threaded path (threads.go):
-	// no TLS, no compression, no driver read/write time-outs.
+	// no compression, no driver read/write time-outs. withTLS: TLS is
+	// configured (required, or preferred and then used when the server
+	// offers it), which keeps such connections on the netpoller path.
 	blockingOK  bool
+	withTLS     bool
 	initCommand string // --init-command, run after every (re)connect
 	// handshakeTimeout is HandshakeTimeout except in tests.
 	handshakeTimeout time.Duration
@@ -128,9 +131,10 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 	if _, err := mysql.NewConnector(cfg); err != nil {
 		return nil, err
 	}
-	blockingOK := cfg.TLS == nil && (cfg.TLSConfig == "" || cfg.TLSConfig == "false") &&
-		cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && !strings.Contains(cfg.FormatDSN(), "compress=true")
-	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout, blockingOK: blockingOK}, nil
+	blockingOK := cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && !strings.Contains(cfg.FormatDSN(), "compress=true")
+	withTLS := cfg.TLS != nil || cfg.TLSConfig != "" && cfg.TLSConfig != "false"
+	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout,
+		blockingOK: blockingOK, withTLS: withTLS}, nil
 }
 
 // bracketedHost is the host of a TCP address as the user gave it when it
@@ -176,7 +180,7 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 		return nil, err
 	}
 	_ = st.sock.SetDeadline(time.Time{})
-	if slot != nil && slot.blocking && c.blockingOK {
+	if slot != nil && slot.blocking && c.blockingOK && !(c.withTLS && st.sock.offersTLS) {
 		if err := st.sock.block(); err != nil {
 			drv.Close()
 			return nil, err

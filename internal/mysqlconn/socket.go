@@ -55,6 +55,10 @@ type socket struct {
 	// Set once by the owner before it uses the socket for statements.
 	blocking bool
 	fd       int
+
+	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
+	// TLS-enabled configuration runs this connection over TLS.
+	offersTLS bool
 }
 
 // readAhead is the read-ahead buffer size, libmariadb's net_buffer_length.
@@ -105,6 +109,25 @@ func handshakeConnID(p []byte) uint32 {
 	return binary.LittleEndian.Uint32(rest[nul+1 : nul+5])
 }
 
+// clientSSL is the CLIENT_SSL capability flag.
+const clientSSL = 0x0800
+
+// handshakeOffersTLS reports whether a protocol-10 handshake packet
+// announces CLIENT_SSL: after the version and the connection id come 8
+// bytes of scramble, a filler byte and the low 16 capability bits.
+func handshakeOffersTLS(p []byte) bool {
+	if len(p) < 5 || p[4] != 10 {
+		return false
+	}
+	rest := p[5:]
+	nul := bytes.IndexByte(rest, 0)
+	if nul < 0 || len(rest) < nul+1+4+8+1+2 {
+		return false
+	}
+	caps := binary.LittleEndian.Uint16(rest[nul+1+4+8+1:])
+	return caps&clientSSL != 0
+}
+
 // maxGreeting bounds the handshake packet: a real one is about 100 bytes
 // (version string, scramble, plugin name); anything longer is not a MySQL
 // server talking, and waiting for megabytes of it would hang.
@@ -137,6 +160,7 @@ func (t *socket) readGreeting() error {
 	}
 	t.greeting = p
 	t.id.Store(handshakeConnID(p))
+	t.offersTLS = handshakeOffersTLS(p)
 	return nil
 }
 

@@ -40,11 +40,15 @@ func defaultThreadBelow() int {
 // clients + 1 for the load (the one spare P runs the main goroutine,
 // signals and timers), since a client blocked in a raw read keeps its P.
 //
-// At and above the threshold, with TLS, compression or driver time-outs,
-// the load keeps the netpoller path (non-blocking sockets, goroutines
-// parked in the netpoller): thousands of Ps cost more in scheduling than
-// the system calls save, and TLS and compression are not worth a second
-// I/O path (their own CPU dwarfs what it saves).
+// At and above the threshold, with compression or driver time-outs, the
+// load keeps the netpoller path (non-blocking sockets, goroutines parked in
+// the netpoller): thousands of Ps cost more in scheduling than the system
+// calls save, and compression is not worth a second I/O path (its own CPU
+// dwarfs what it saves). A connection that runs TLS (required, or
+// preferred and offered by the server) keeps a netpoller socket too, its
+// client still on its locked thread; with preferred TLS and a server
+// without it (mysqlslap's default) the connection is plaintext and
+// threaded.
 //
 // Both paths send the same statements through the same driver; only the
 // socket's system calls differ. A nil *Threads is the netpoller path.

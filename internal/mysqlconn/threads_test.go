@@ -3,6 +3,7 @@ package mysqlconn
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -215,7 +216,6 @@ func TestStartThreads(t *testing.T) {
 	}
 
 	for name, cfg := range map[string]*mysql.Config{
-		"tls":          {Net: "unix", Addr: "/x", TLSConfig: "preferred"},
 		"compress":     func() *mysql.Config { c := mysql.NewConfig(); c.Apply(mysql.EnableCompression(true)); return c }(),
 		"read timeout": {Net: "unix", Addr: "/x", ReadTimeout: time.Second},
 	} {
@@ -301,6 +301,40 @@ func TestThreadedConnect(t *testing.T) {
 	}
 }
 
+// TestThreadedPreferredTLS: with mysqlslap's default (TLS preferred) a
+// connection is threaded exactly when the server does not offer TLS.
+func TestThreadedPreferredTLS(t *testing.T) {
+	s := servertest.Require(t)
+	cfg := s.RootConfig("")
+	cfg.Logger = &mysql.NopLogger{}
+	cfg.TLSConfig = "preferred"
+	c, err := NewConnector(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := c.StartThreads(1, 64)
+	defer th.Stop()
+	res := make(chan error, 1)
+	go func() {
+		var slot Slot
+		th.Enter(&slot)
+		defer th.Leave(&slot)
+		conn, err := c.Connect(&slot)
+		if err != nil {
+			res <- err
+			return
+		}
+		defer conn.Close()
+		if conn.sock.blocking == conn.sock.offersTLS {
+			err = fmt.Errorf("server offers TLS %v, socket blocking %v", conn.sock.offersTLS, conn.sock.blocking)
+		}
+		res <- errors.Join(err, conn.Exec("SELECT 1"))
+	}()
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestThreadedFailureWording: the failure wording of the netpoller path
 // (TestConnectionFailureWording) holds on the threaded path.
 func TestThreadedFailureWording(t *testing.T) {
@@ -339,6 +373,32 @@ func uitoa(v uint32) string {
 		v /= 10
 		if v == 0 {
 			return string(b[i:])
+		}
+	}
+}
+
+// TestHandshakeOffersTLS: CLIENT_SSL is read from the greeting's low
+// capability bits; a short or foreign packet offers nothing.
+func TestHandshakeOffersTLS(t *testing.T) {
+	greeting := func(caps uint16) []byte {
+		p := []byte{0, 0, 0, 0, 10}
+		p = append(p, "10.11.19-MariaDB\x00"...)
+		p = append(p, 1, 0, 0, 0)        // connection id
+		p = append(p, "12345678\x00"...) // scramble part 1, filler
+		return append(p, byte(caps), byte(caps>>8))
+	}
+	for _, tt := range []struct {
+		name string
+		p    []byte
+		want bool
+	}{
+		{"ssl", greeting(0xf7fe | clientSSL), true},
+		{"no ssl", greeting(0xf7fe &^ clientSSL), false},
+		{"truncated", greeting(0xffff)[:30], false},
+		{"error packet", []byte{1, 0, 0, 0, 0xff}, false},
+	} {
+		if got := handshakeOffersTLS(tt.p); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
