@@ -68,17 +68,17 @@ type OwnOptions struct {
 	// choices; without it a random seed is used (and reported in JSON).
 	Seed    uint64
 	SeedSet bool
-	// ThreadBelow (--thread-per-client-below=N) runs loads of fewer than N
-	// clients with an OS thread and a blocking socket per client
-	// (mysqlconn.Threads); 0 = never; -1 (the default, also
-	// --skip-thread-per-client-below) = mysqlconn's measured threshold.
-	ThreadBelow int
+	// ThreadBelow (--thread-per-client-below=N, ThreadBelowSet) runs
+	// loads of fewer than N clients with an OS thread and a blocking socket
+	// per client (mysqlconn.Threads); 0 = never. Unset (also
+	// --skip-thread-per-client-below): mysqlconn's measured threshold.
+	ThreadBelow    int
+	ThreadBelowSet bool
 }
 
 // ownOptions returns the option rows for goslap's own options, bound to own.
 func ownOptions(own *OwnOptions) []*getopt.Option {
 	own.ShowProgress = true
-	own.ThreadBelow = -1
 	rows := []*getopt.Option{
 		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Latency,
 			Help: "Measure every query: print p50/p95/p99/p99.9/max latency, queries per second, " +
@@ -153,10 +153,10 @@ func ownOptions(own *OwnOptions) []*getopt.Option {
 				if err != nil || v < 0 {
 					return Exitf(1, "--thread-per-client-below=%s: expected a whole number of clients", s.Value)
 				}
-				own.ThreadBelow = v
+				own.ThreadBelow, own.ThreadBelowSet = v, true
 				return nil
 			},
-			Off: func() error { own.ThreadBelow = -1; return nil }},
+			Off: func() error { own.ThreadBelow, own.ThreadBelowSet = 0, false; return nil }},
 	}
 	return append(rows, sandboxOwnOptions(&own.Sandbox)...)
 }
@@ -209,6 +209,15 @@ func (own *OwnOptions) setIgnoreErrors(v string) error {
 // Tolerates reports whether --ignore-errors covers code.
 func (own *OwnOptions) Tolerates(code uint16) bool {
 	return own.IgnoreAllErrors || own.IgnoreCodes[code]
+}
+
+// threadBelow is --thread-per-client-below for mysqlconn.StartThreads
+// (-1: its default).
+func (own *OwnOptions) threadBelow() int {
+	if !own.ThreadBelowSet {
+		return -1
+	}
+	return own.ThreadBelow
 }
 
 // TolerantErrors reports whether --ignore-errors was given.

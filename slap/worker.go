@@ -129,7 +129,7 @@ func (lp *loadPhase) run() (int64, error) {
 	finished := make(chan struct{})
 	ready.Add(lp.clients)
 	done.Add(lp.clients)
-	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Own.ThreadBelow)
+	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Own.threadBelow())
 	defer lp.threads.Stop()
 	for i := range lp.clients {
 		go func(id int) {

@@ -12,7 +12,7 @@ import (
 // DefaultThreadBelow is the number of clients below which a load runs on
 // the thread-per-client path (see Threads): the crossing point of the
 // concurrency sweep in BENCHMARKS.md ("Client paths").
-const DefaultThreadBelow = 64
+const DefaultThreadBelow = 3
 
 // ThreadBelowEnv names the environment variable that overrides
 // DefaultThreadBelow (a whole number; 0 keeps every load on the netpoller
