@@ -40,7 +40,8 @@ demo: deps build
 # key, read, write and mixed loads of 100000 queries at 16 clients, key at
 # 1, 4, 64, 256, 1000 and 10000 clients; runs alternated, medians of
 # BENCH_RUNS; prints the Markdown tables of BENCHMARKS.md (progress on
-# stderr). About 40 minutes on 2 cores.
+# stderr). Long: the 30000-query, 5-run session of BENCHMARKS.md took 13
+# minutes for both servers; 100000 queries x 7 runs is about 4-5 times that.
 BENCH_RUNS ?= 7
 BENCH_FLAGS ?=
 bench: deps build
