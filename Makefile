@@ -35,11 +35,14 @@ demo: deps build
 	  --concurrency=10,50,100 --iterations=3 --number-of-queries=5000 --plot=$(DEMO_PLOT)
 	@echo "chart: $(DEMO_PLOT)"
 
-# bench: goslap against mariadb-slap on one throw-away server (bench/slapbench):
+# bench: goslap against mariadb-slap on two throw-away servers
+# (bench/slapbench), one with MariaDB's default settings and the tuned one:
 # key, read, write and mixed loads of 100000 queries at 16 clients, key at
-# 1000 and 10000 clients; runs alternated, medians of BENCH_RUNS; prints the
-# Markdown table of BENCHMARKS.md (progress on stderr). About 5 minutes.
-BENCH_RUNS ?= 5
+# 1, 4, 64, 256, 1000 and 10000 clients; runs alternated, medians of
+# BENCH_RUNS; prints the Markdown tables of BENCHMARKS.md (progress on
+# stderr). Long: the 30000-query, 5-run session of BENCHMARKS.md took 13
+# minutes for both servers; 100000 queries x 7 runs is about 4-5 times that.
+BENCH_RUNS ?= 7
 BENCH_FLAGS ?=
 bench: deps build
 	$(GO) run ./bench/slapbench -goslap ./goslap -runs $(BENCH_RUNS) -big-runs 3 -big-baseline $(BENCH_FLAGS)

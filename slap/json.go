@@ -212,6 +212,13 @@ var optionValue = map[string]func(o *Options) any{
 		return o.Own.Sandbox.Sandbox
 	},
 	"sandbox-option": func(o *Options) any { return nonNil(o.Own.Sandbox.ServerOptions) },
+	// null: mysqlconn's measured threshold (see --help).
+	"thread-per-client-below": func(o *Options) any {
+		if !o.Own.ThreadBelowSet {
+			return nil
+		}
+		return o.Own.ThreadBelow
+	},
 	// Only mysqlslap's runs write this document (--json is refused with
 	// another workload), so its options are the workload's.
 	"workload": func(o *Options) any {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // OwnOptions holds goslap's own options (beyond mysqlslap). They are long
@@ -68,6 +69,12 @@ type OwnOptions struct {
 	// choices; without it a random seed is used (and reported in JSON).
 	Seed    uint64
 	SeedSet bool
+	// ThreadBelow (--thread-per-client-below=N, ThreadBelowSet) runs
+	// loads of fewer than N clients with an OS thread and a blocking socket
+	// per client (mysqlconn.Threads); 0 = never. Unset (also
+	// --skip-thread-per-client-below): mysqlconn's measured threshold.
+	ThreadBelow    int
+	ThreadBelowSet bool
 }
 
 // loadOptions returns the option rows for goslap's own options, bound to own.
@@ -137,6 +144,20 @@ func loadOptions(own *OwnOptions) []*getopt.Option {
 				return nil
 			},
 			Off: func() error { own.Seed, own.SeedSet = 0, false; return nil }},
+		{Name: "thread-per-client-below", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "Run a load of fewer than N clients with one OS thread and a blocking socket per client " +
+				"(less CPU per query at low concurrency); at N clients or more, or with TLS or compression, " +
+				"goroutines share the threads. 0: never. Default " +
+				strconv.Itoa(mysqlconn.DefaultThreadBelow) + " (measured, BENCHMARKS.md).",
+			Hook: func(s getopt.Setting) error {
+				v, err := strconv.Atoi(strings.TrimSpace(s.Value))
+				if err != nil || v < 0 {
+					return Exitf(1, "--thread-per-client-below=%s: expected a whole number of clients", s.Value)
+				}
+				own.ThreadBelow, own.ThreadBelowSet = v, true
+				return nil
+			},
+			Off: func() error { own.ThreadBelow, own.ThreadBelowSet = 0, false; return nil }},
 	}
 	return append(rows, sandboxOptions(&own.Sandbox)...)
 }
@@ -189,6 +210,15 @@ func (own *OwnOptions) setIgnoreErrors(v string) error {
 // Tolerates reports whether --ignore-errors covers code.
 func (own *OwnOptions) Tolerates(code uint16) bool {
 	return own.IgnoreAllErrors || own.IgnoreCodes[code]
+}
+
+// threadBelow is --thread-per-client-below for mysqlconn.StartThreads
+// (-1: its default).
+func (own *OwnOptions) threadBelow() int {
+	if !own.ThreadBelowSet {
+		return -1
+	}
+	return own.ThreadBelow
 }
 
 // TolerantErrors reports whether --ignore-errors was given.

@@ -153,7 +153,7 @@ func TestParseDuration(t *testing.T) {
 var offSamples = map[string]string{
 	"json": "out.json", "run-time": "30s", "warmup-time": "5s", "rate": "100", "ignore-errors": "1146",
 	"seed": "7", "sandbox": "/usr/sbin/mariadbd", "sandbox-option": "innodb_buffer_pool_size=1G",
-	"target": "a:sandbox", "plot": "chart.svg",
+	"target": "a:sandbox", "plot": "chart.svg", "thread-per-client-below": "8",
 	"workload": "oltp_read_write", "sweep-server-option": "innodb_buffer_pool_size=1G,2G",
 }
 

@@ -58,11 +58,11 @@ type loadPhase struct {
 
 	// goslap's own options (own_run.go): per-client measurements and
 	// template sources, the time shape of the phase, per-client limits.
-	own       *ownRun
+	own       *runRandom
 	seq       uint64 // load phase number (random streams)
 	timing    loadTiming
 	timeBound bool
-	cs        []clientOwn
+	cs        []clientState
 	limits    []uint64
 	tmpl      []*templates.Template // --templates for texts; nil without
 	progress  bool
@@ -72,7 +72,8 @@ type loadPhase struct {
 	measured time.Duration
 	lat      []clientLatency // each client's latencies, folded at the end
 
-	connecting chan struct{} // one token per connect in flight
+	connecting chan struct{}      // one token per connect in flight
+	threads    *mysqlconn.Threads // the clients' path: thread per client or netpoller
 }
 
 func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhase {
@@ -101,7 +102,7 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 	lp.timing = newLoadTiming(o, clients)
 	lp.timeBound = timeBound(o)
 	lp.tmpl = r.own.query
-	lp.cs = make([]clientOwn, clients)
+	lp.cs = make([]clientState, clients)
 	lp.limits = make([]uint64, clients)
 	// Latencies are kept per client in lp.lat and folded into one recorder
 	// when the phase ends (clientlatency.go); cs[i].rec stays nil until then.
@@ -128,6 +129,8 @@ func (lp *loadPhase) run() (int64, error) {
 	finished := make(chan struct{})
 	ready.Add(lp.clients)
 	done.Add(lp.clients)
+	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Own.threadBelow())
+	defer lp.threads.Stop()
 	for i := range lp.clients {
 		go func(id int) {
 			defer done.Done()
@@ -266,6 +269,8 @@ func (lp *loadPhase) connect(slot *mysqlconn.Slot) (*mysqlconn.Conn, error) {
 // schedule; --ignore-errors keeps it going past errors (statement).
 func (lp *loadPhase) client(id int) {
 	slot := &lp.slots[id]
+	lp.threads.Enter(slot)
+	defer lp.threads.Leave(slot)
 	conn, err := lp.connect(slot)
 	if err != nil {
 		lp.fail(err)
@@ -385,7 +390,7 @@ type clientRun struct {
 	slot     *mysqlconn.Slot
 	conn     *mysqlconn.Conn
 	echo     bool
-	own      *clientOwn
+	own      *clientState
 	lat      *clientLatency
 	base     time.Time
 	timing   loadTiming

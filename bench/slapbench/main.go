@@ -1,6 +1,9 @@
-// Command slapbench runs goslap and mariadb-slap side by side against one
-// throwaway MariaDB server (internal/testserver) and prints a Markdown table
-// of medians and ratios goslap / mariadb-slap.
+// Command slapbench runs goslap and mariadb-slap side by side against
+// throwaway MariaDB servers (internal/testserver) and prints a Markdown table
+// of medians and ratios goslap / mariadb-slap per server: one with MariaDB's
+// default settings (only max_connections and the open-files limit raised to
+// hold the clients), so that the table cannot flatter goslap, and the tuned
+// one (table cache instances, no per-commit log flush, large thread cache).
 //
 // Each workload runs -runs times per tool, the two tools alternating (and the
 // order flipping every round) so that the noise of a shared machine hits both
@@ -10,6 +13,12 @@
 // CPU during each run is read from /proc/<pid>/stat.
 //
 //	go run ./bench/slapbench -goslap ./goslap -runs 5
+//
+// A goslap variant can carry its own environment, NAME=PATH@VAR=VALUE, e.g.
+// the two client paths of one binary for the concurrency sweep:
+//
+//	go run ./bench/slapbench -servers default -rows key-1,key-4,key-16,key-64 \
+//	  -goslap 'threaded=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=100000,netpoller=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=0'
 package main
 
 import (
@@ -27,6 +36,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,6 +63,7 @@ type sample struct {
 type tool struct {
 	name string
 	path string
+	env  []string // extra environment (variant@VAR=VALUE)
 }
 
 func main() {
@@ -62,6 +73,8 @@ func main() {
 		runs      = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
 		queries   = flag.Int("queries", 100000, "--number-of-queries")
 		only      = flag.String("only", "", "comma-separated workload names to run (default all), e.g. key-16,key-1000")
+		rowsFlag  = flag.String("rows", "", "comma-separated LOAD-CLIENTS rows instead of the default list, e.g. key-1,key-2,key-4 (a concurrency sweep)")
+		servers   = flag.String("servers", "default,tuned", "servers to run every row on: default (MariaDB's settings, only max_connections and open files raised), tuned")
 		bigRuns   = flag.Int("big-runs", 1, "runs of the -c 10000 row")
 		bigBase   = flag.Bool("big-baseline", false, "also run the baseline at -c 10000")
 		timeout   = flag.Duration("timeout", 5*time.Minute, "limit for one run")
@@ -75,11 +88,26 @@ func main() {
 
 	workloads := []workload{
 		{"key-16", "key", 16, false},
-		{"key-1000", "key", 1000, false},
 		{"read-16", "read", 16, false},
 		{"write-16", "write", 16, false},
 		{"mixed-16", "mixed", 16, false},
+		{"key-1", "key", 1, false},
+		{"key-4", "key", 4, false},
+		{"key-64", "key", 64, false},
+		{"key-256", "key", 256, false},
+		{"key-1000", "key", 1000, false},
 		{"key-10000", "key", 10000, true},
+	}
+	if *rowsFlag != "" {
+		workloads = nil
+		for _, r := range strings.Split(*rowsFlag, ",") {
+			load, c, ok := strings.Cut(r, "-")
+			n, err := strconv.Atoi(c)
+			if !ok || err != nil || n < 1 {
+				check(fmt.Errorf("-rows: %q is not LOAD-CLIENTS", r))
+			}
+			workloads = append(workloads, workload{r, load, n, false})
+		}
 	}
 	if *only != "" {
 		want := strings.Split(*only, ",")
@@ -89,67 +117,108 @@ func main() {
 	// (each gets its own rows; ratios are always against the baseline).
 	var variants []tool
 	for _, spec := range strings.Split(*goslap, ",") {
+		spec, envs, _ := strings.Cut(spec, "@")
 		name, path, ok := strings.Cut(spec, "=")
 		if !ok {
 			name, path = "goslap", spec
 		}
 		abs, err := filepath.Abs(path)
 		check(err)
-		variants = append(variants, tool{name, abs})
+		var env []string
+		if envs != "" {
+			env = strings.Split(envs, "@")
+		}
+		if *goslapEnv != "" {
+			env = append(env, strings.Split(*goslapEnv, ",")...)
+		}
+		variants = append(variants, tool{name, abs, env})
 	}
 	bl, err := exec.LookPath(*baseline)
 	check(err)
-	const base = "mariadb-slap"
-	tools := append(slices.Clone(variants), tool{base, bl})
+	tools := append(slices.Clone(variants), tool{base, bl, nil})
 
+	raiseNofile(uint64(2*maxConnections(workloads) + 2000))
+	for _, kind := range strings.Split(*servers, ",") {
+		benchServer(kind, workloads, variants, tools, *extra, *tmp, *queries, *runs, *bigRuns, *bigBase, *timeout, *verbose, *serve)
+	}
+}
+
+// base is the reference tool's name in the table.
+const base = "mariadb-slap"
+
+func maxConnections(workloads []workload) int {
 	maxConn := 1200
 	for _, w := range workloads {
 		maxConn = max(maxConn, w.clients+1000)
 	}
-	// The server must hold every client at once (max_connections, open
-	// files, thread stacks); innodb_flush_log_at_trx_commit=2 keeps the write
-	// rows from being a measurement of fsync, which would hide the client.
-	opts := []string{
-		"open-files-limit=" + strconv.Itoa(2*maxConn+2000),
-		"thread-cache-size=" + strconv.Itoa(min(maxConn, 16384)),
-		"back-log=" + strconv.Itoa(min(maxConn, 65535)),
-		"innodb-flush-log-at-trx-commit=2",
-		"innodb-buffer-pool-size=256M",
-		"table-open-cache=400",
+	return maxConn
+}
+
+// serverOptions are the mariadbd options of a kind of server. testserver
+// starts every server small (64 MB buffer pool, 16 MB redo log,
+// skip-name-resolve); "default" puts MariaDB 10.11's defaults back.
+func serverOptions(kind string, maxConn int) ([]string, error) {
+	files := "open-files-limit=" + strconv.Itoa(2*maxConn+2000)
+	switch kind {
+	case "default":
+		return []string{files, "innodb-buffer-pool-size=128M", "innodb-log-file-size=96M", "skip-name-resolve=0"}, nil
+	case "tuned":
+		// The server must hold every client at once (max_connections, open
+		// files, thread stacks); innodb_flush_log_at_trx_commit=2 keeps the
+		// write rows from being a measurement of fsync, which would hide the
+		// client; 400 tables open make 8 table-cache instances.
+		return []string{files,
+			"thread-cache-size=" + strconv.Itoa(min(maxConn, 16384)),
+			"back-log=" + strconv.Itoa(min(maxConn, 65535)),
+			"innodb-flush-log-at-trx-commit=2",
+			"innodb-buffer-pool-size=256M",
+			"table-open-cache=400",
+		}, nil
 	}
-	if *extra != "" {
-		opts = append(opts, strings.Split(*extra, ",")...)
+	return nil, fmt.Errorf("-servers: unknown server %q (default, tuned)", kind)
+}
+
+// benchServer starts one kind of server, runs every row on it and prints
+// its table.
+func benchServer(kind string, workloads []workload, variants, tools []tool, extra, tmp string,
+	queries, runs, bigRuns int, bigBase bool, timeout time.Duration, verbose, serve bool) {
+	maxConn := maxConnections(workloads)
+	opts, err := serverOptions(kind, maxConn)
+	check(err)
+	if extra != "" {
+		opts = append(opts, strings.Split(extra, ",")...)
 	}
-	raiseNofile(uint64(2*maxConn + 2000))
-	fmt.Fprintf(os.Stderr, "slapbench: starting mariadbd (max_connections=%d)...\n", maxConn)
-	srv, err := testserver.Start(testserver.Config{MaxConnections: maxConn, Options: opts, TempDir: *tmp})
+	fmt.Fprintf(os.Stderr, "slapbench: starting mariadbd, %s settings (max_connections=%d)...\n", kind, maxConn)
+	srv, err := testserver.Start(testserver.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
 	check(err)
 	defer srv.Stop()
 	stopOnSignal(srv)
 	serverPID := readPID(srv)
-	if *serve {
+	if serve {
 		fmt.Printf("socket %s pid %d\n", srv.Socket, serverPID)
 		select {}
 	}
 
 	common := []string{"--no-defaults", "--socket=" + srv.Socket, "--user=root",
 		"-a", "--auto-generate-sql-add-autoincrement", "--engine=innodb",
-		"--number-of-queries=" + strconv.Itoa(*queries)}
+		"--number-of-queries=" + strconv.Itoa(queries)}
 
 	results := map[string]map[string][]sample{}
+	loads := map[string]string{}
 	var order []string
 	for _, w := range workloads {
-		n := *runs
+		n := runs
 		ts := tools
 		if w.solo {
-			n = *bigRuns
-			if !*bigBase {
+			n = bigRuns
+			if !bigBase {
 				ts = variants
 			}
 		}
 		args := append(slices.Clone(common), "--auto-generate-sql-load-type="+w.load, "-c", strconv.Itoa(w.clients))
 		results[w.name] = map[string][]sample{}
 		order = append(order, w.name)
+		loads[w.name] = loadAverage()
 		for round := range n {
 			// Rotate the order every round so no tool always runs first.
 			seq := slices.Clone(ts)
@@ -159,37 +228,34 @@ func main() {
 				slices.Reverse(seq)
 			}
 			for _, t := range seq {
-				var env []string
-				if t.name != base && *goslapEnv != "" {
-					env = strings.Split(*goslapEnv, ",")
-				}
-				s, err := runOnce(t.path, args, env, serverPID, *timeout)
+				s, err := runOnce(t.path, args, t.env, serverPID, timeout)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "slapbench: %s %s: %v\n", w.name, t.name, err)
 					os.Exit(1)
 				}
 				results[w.name][t.name] = append(results[w.name][t.name], s)
-				if *verbose {
-					fmt.Fprintf(os.Stderr, "%-10s %-13s wall %.3f s  cpu %.3f s (u %.3f s %.3f)  rss %d MB  server cpu %.3f s\n",
-						w.name, t.name, s.wall, s.cpu, s.user, s.sys, s.rssKB/1024, s.server)
+				if verbose {
+					fmt.Fprintf(os.Stderr, "%-8s %-10s %-13s wall %.3f s  cpu %.3f s (u %.3f s %.3f)  rss %d MB  server cpu %.3f s\n",
+						kind, w.name, t.name, s.wall, s.cpu, s.user, s.sys, s.rssKB/1024, s.server)
 				}
 			}
 		}
 	}
 
+	fmt.Printf("\n### %s server\n\n", kind)
 	fmt.Printf("Machine: %s\n", machine())
 	fmt.Printf("Date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Printf("Server: %s, %d queries per run (%s), medians of %d runs (-c 10000: %d)\n\n",
-		srv.Version, *queries, "innodb, --auto-generate-sql-add-autoincrement", *runs, *bigRuns)
-	fmt.Println("| workload | tool | wall s | wall ratio | client CPU s (user+sys) | CPU ratio | µs CPU/query | max RSS MB | RSS ratio | server CPU s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Printf("Server: %s, %s settings (%s), %d queries per run (%s), medians of %d runs (-c 10000: %d)\n\n",
+		srv.Version, kind, strings.Join(opts, " "), queries, "innodb, --auto-generate-sql-add-autoincrement", runs, bigRuns)
+	fmt.Println("| workload | tool | wall s | wall ratio | client CPU s (user+sys) | CPU ratio | µs CPU/query | max RSS MB | RSS ratio | server CPU s | load avg at start |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range order {
 		b, haveB := results[name][base]
 		var m median
 		if haveB {
 			m = medians(b)
-			fmt.Printf("| %s | %s | %.3f | 1 | %.2f | 1 | %.1f | %.1f | 1 | %.2f |\n",
-				name, base, m.wall, m.cpu, m.cpu/float64(*queries)*1e6, m.rss, m.server)
+			fmt.Printf("| %s | %s | %.3f | 1 | %.2f | 1 | %.1f | %.1f | 1 | %.2f | %s |\n",
+				name, base, m.wall, m.cpu, m.cpu/float64(queries)*1e6, m.rss, m.server, loads[name])
 		}
 		for _, v := range variants {
 			ss, ok := results[name][v.name]
@@ -203,11 +269,21 @@ func main() {
 				}
 				return fmt.Sprintf("**%.2f**", a/b)
 			}
-			fmt.Printf("| %s | %s | %.3f | %s | %.2f | %s | %.1f | %.1f | %s | %.2f |\n",
+			fmt.Printf("| %s | %s | %.3f | %s | %.2f | %s | %.1f | %.1f | %s | %.2f | %s |\n",
 				name, v.name, g.wall, ratio(g.wall, m.wall), g.cpu, ratio(g.cpu, m.cpu),
-				g.cpu/float64(*queries)*1e6, g.rss, ratio(g.rss, m.rss), g.server)
+				g.cpu/float64(queries)*1e6, g.rss, ratio(g.rss, m.rss), g.server, loads[name])
 		}
 	}
+}
+
+// loadAverage is the machine's 1-minute load average (the box is shared:
+// the tables say how busy it was).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 type median struct{ wall, cpu, rss, server float64 }
@@ -324,12 +400,18 @@ func tailText(s string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// running is the server being benchmarked, stopped on Ctrl-C.
+var running atomic.Pointer[testserver.Server]
+
 func stopOnSignal(s *testserver.Server) {
+	if running.Swap(s) != nil {
+		return // the handler below is already installed
+	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ch
-		_ = s.Stop()
+		_ = running.Load().Stop()
 		os.Exit(130)
 	}()
 }

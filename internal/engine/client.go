@@ -80,6 +80,8 @@ func (c *client) init(r *run, idx int, wc workload.Client) {
 // loop, end. End and Close always run once Begin has.
 func (c *client) run(ready *sync.WaitGroup, release <-chan struct{}, looped *sync.WaitGroup) {
 	r := c.r
+	r.threads.Enter(&c.slot)
+	defer r.threads.Leave(&c.slot)
 	defer func() {
 		if c.begun {
 			if err := c.wc.End(c.conn); err != nil && !r.stopped.Load() {

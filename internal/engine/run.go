@@ -78,7 +78,8 @@ type run struct {
 	failure  error
 	failed   chan struct{} // closed on the first failure
 
-	dials chan struct{} // one token per connect in flight
+	dials   chan struct{}      // one token per connect in flight
+	threads *mysqlconn.Threads // the clients' path: thread per client or netpoller
 }
 
 // Run runs one iteration of p's workload and returns its measurements.
@@ -117,6 +118,8 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		}
 	}
 
+	r.threads = p.Connector.StartThreads(p.Clients, -1)
+	defer r.threads.Stop()
 	var ready, looped, done sync.WaitGroup
 	release := make(chan struct{})
 	ready.Add(p.Clients)

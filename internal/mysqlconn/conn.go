@@ -33,7 +33,13 @@ type Conn struct {
 
 // Connector opens Conns for one driver configuration.
 type Connector struct {
-	cfg         *mysql.Config
+	cfg *mysql.Config
+	// blockingOK: the configuration allows the threaded path (threads.go):
+	// no compression, no driver read/write time-outs. withTLS: TLS is
+	// configured (required, or preferred and then used when the server
+	// offers it), which keeps such connections on the netpoller path.
+	blockingOK  bool
+	withTLS     bool
 	initCommand string // --init-command, run after every (re)connect
 	// handshakeTimeout is HandshakeTimeout except in tests.
 	handshakeTimeout time.Duration
@@ -64,10 +70,13 @@ const HandshakeTimeout = 10 * time.Second
 // server-side thread of a client stuck in a long statement.
 type Slot struct {
 	conn atomic.Pointer[socket]
+	// blocking: the slot's client runs on the threaded path (Threads.Enter),
+	// so Connect makes its sockets blocking. Only its own goroutine uses it.
+	blocking bool
 }
 
-// Break closes the socket of the slot's current connection, which wakes a
-// client blocked in a read, and returns the server's id for the connection
+// Break shuts the socket of the slot's current connection down, which wakes
+// a client blocked in a read (raw blocking or netpoller), and returns the server's id for the connection
 // (0 when unknown or when there is none) so the caller can KILL a statement
 // the server is still running.
 func (s *Slot) Break() (serverID uint32) {
@@ -75,7 +84,7 @@ func (s *Slot) Break() (serverID uint32) {
 	if sc == nil {
 		return 0
 	}
-	_ = sc.Conn.Close()
+	sc.shutdown()
 	return sc.id.Load()
 }
 
@@ -122,7 +131,10 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 	if _, err := mysql.NewConnector(cfg); err != nil {
 		return nil, err
 	}
-	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout}, nil
+	blockingOK := cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && !strings.Contains(cfg.FormatDSN(), "compress=true")
+	withTLS := cfg.TLS != nil || cfg.TLSConfig != "" && cfg.TLSConfig != "false"
+	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout,
+		blockingOK: blockingOK, withTLS: withTLS}, nil
 }
 
 // bracketedHost is the host of a TCP address as the user gave it when it
@@ -168,6 +180,12 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 		return nil, err
 	}
 	_ = st.sock.SetDeadline(time.Time{})
+	if slot != nil && slot.blocking && c.blockingOK && !(c.withTLS && st.sock.offersTLS) {
+		if err := st.sock.block(); err != nil {
+			drv.Close()
+			return nil, err
+		}
+	}
 	q, ok := drv.(driver.Queryer)
 	e, ok2 := drv.(driver.Execer)
 	if !ok || !ok2 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -48,6 +49,16 @@ type socket struct {
 	r, w int    // unread bytes are rbuf[r:w]
 
 	raw syscall.RawConn // the socket's raw descriptor (Write); nil: Conn's Read and Write
+
+	// blocking: the threaded path (threads.go) made the socket blocking;
+	// reads and writes are raw system calls on fd, outside the netpoller.
+	// Set once by the owner before it uses the socket for statements.
+	blocking bool
+	fd       int
+
+	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
+	// TLS-enabled configuration runs this connection over TLS.
+	offersTLS bool
 }
 
 // readAhead is the read-ahead buffer size, libmariadb's net_buffer_length.
@@ -98,6 +109,25 @@ func handshakeConnID(p []byte) uint32 {
 	return binary.LittleEndian.Uint32(rest[nul+1 : nul+5])
 }
 
+// clientSSL is the CLIENT_SSL capability flag.
+const clientSSL = 0x0800
+
+// handshakeOffersTLS reports whether a protocol-10 handshake packet
+// announces CLIENT_SSL: after the version and the connection id come 8
+// bytes of scramble, a filler byte and the low 16 capability bits.
+func handshakeOffersTLS(p []byte) bool {
+	if len(p) < 5 || p[4] != 10 {
+		return false
+	}
+	rest := p[5:]
+	nul := bytes.IndexByte(rest, 0)
+	if nul < 0 || len(rest) < nul+1+4+8+1+2 {
+		return false
+	}
+	caps := binary.LittleEndian.Uint16(rest[nul+1+4+8+1:])
+	return caps&clientSSL != 0
+}
+
 // maxGreeting bounds the handshake packet: a real one is about 100 bytes
 // (version string, scramble, plugin name); anything longer is not a MySQL
 // server talking, and waiting for megabytes of it would hang.
@@ -130,6 +160,7 @@ func (t *socket) readGreeting() error {
 	}
 	t.greeting = p
 	t.id.Store(handshakeConnID(p))
+	t.offersTLS = handshakeOffersTLS(p)
 	return nil
 }
 
@@ -195,6 +226,9 @@ func (t *socket) sysRead(b []byte) (int, error) {
 }
 
 func (t *socket) rawRead(b []byte) (int, error) {
+	if t.blocking && len(b) > 0 {
+		return t.blockingRead(b)
+	}
 	if t.raw == nil || len(b) == 0 {
 		return t.Conn.Read(b)
 	}
@@ -248,6 +282,9 @@ func (t *socket) Write(b []byte) (int, error) {
 }
 
 func (t *socket) rawWrite(b []byte) (int, error) {
+	if t.blocking {
+		return t.blockingWrite(b)
+	}
 	if t.raw == nil {
 		return t.Conn.Write(b)
 	}
@@ -284,4 +321,45 @@ func (t *socket) opErr(op string, err error) error {
 	}
 	ra := t.Conn.RemoteAddr()
 	return &net.OpError{Op: op, Net: ra.Network(), Source: t.Conn.LocalAddr(), Addr: ra, Err: err}
+}
+
+// blockingRead is one read(2) on the threaded path's blocking socket. The
+// call keeps the P (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait
+// with EAGAIN, and the read yields before it waits again, so a
+// stop-the-world never waits on it for longer than that.
+func (t *socket) blockingRead(b []byte) (int, error) {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch e {
+		case 0:
+			if r == 0 {
+				return 0, io.EOF
+			}
+			return int(r), nil
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			runtime.Gosched()
+		default:
+			return 0, t.opErr("read", os.NewSyscallError("read", e))
+		}
+	}
+}
+
+// blockingWrite writes all of b with write(2) calls on the blocking socket,
+// yielding like blockingRead when SO_SNDTIMEO ends a wait.
+func (t *socket) blockingWrite(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(t.fd), uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+		switch e {
+		case 0:
+			done += int(r)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			runtime.Gosched()
+		default:
+			return done, t.opErr("write", os.NewSyscallError("write", e))
+		}
+	}
+	return done, nil
 }

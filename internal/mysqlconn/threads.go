@@ -1,0 +1,179 @@
+package mysqlconn
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// DefaultThreadBelow is the number of clients below which a load runs on
+// the thread-per-client path (see Threads): the crossing point of the
+// concurrency sweep in BENCHMARKS.md ("Client paths").
+const DefaultThreadBelow = 3
+
+// ThreadBelowEnv names the environment variable that overrides
+// DefaultThreadBelow (a whole number; 0 keeps every load on the netpoller
+// path). It is how the test suites run once on each path, and the only
+// switch `goslap sysbench` has (sysbench's command line has no room for it).
+const ThreadBelowEnv = "GOSLAP_THREAD_PER_CLIENT_BELOW"
+
+// defaultThreadBelow is DefaultThreadBelow unless ThreadBelowEnv says
+// otherwise.
+func defaultThreadBelow() int {
+	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(ThreadBelowEnv))); err == nil && v >= 0 {
+		return v
+	}
+	return DefaultThreadBelow
+}
+
+// Threads is one load's choice of client path.
+//
+// Below the threshold every client runs on its own locked OS thread and
+// its connections become blocking sockets read and written with raw
+// read(2)/write(2) (syscall.RawSyscall): the runtime never enters its
+// syscall state, so the P is never handed off, no netpoller wake-up sits
+// between a reply and the client, and the client's thread sleeps in the
+// kernel as a C client's does. GOMAXPROCS is raised to the threaded
+// clients + 1 for the load (the one spare P runs the main goroutine,
+// signals and timers), since a client blocked in a raw read keeps its P.
+//
+// At and above the threshold, with compression or driver time-outs, the
+// load keeps the netpoller path (non-blocking sockets, goroutines parked in
+// the netpoller): thousands of Ps cost more in scheduling than the system
+// calls save, and compression is not worth a second I/O path (its own CPU
+// dwarfs what it saves). A connection that runs TLS (required, or
+// preferred and offered by the server) keeps a netpoller socket too, its
+// client still on its locked thread; with preferred TLS and a server
+// without it (mysqlslap's default) the connection is plaintext and
+// threaded.
+//
+// Both paths send the same statements through the same driver; only the
+// socket's system calls differ. A nil *Threads is the netpoller path.
+type Threads struct {
+	on      bool
+	clients int
+}
+
+// StartThreads decides the path of a load of clients connecting through
+// c: thread per client when clients < below (below < 0: the default,
+// DefaultThreadBelow or ThreadBelowEnv). Call Stop when the load is over.
+func (c *Connector) StartThreads(clients, below int) *Threads {
+	if below < 0 {
+		below = defaultThreadBelow()
+	}
+	t := &Threads{on: c.blockingOK && clients < below, clients: clients}
+	if t.on {
+		procs.add(clients)
+	}
+	return t
+}
+
+// Threaded reports whether the load runs thread per client.
+func (t *Threads) Threaded() bool { return t != nil && t.on }
+
+// Stop ends the load's claim on Ps; GOMAXPROCS returns to its value
+// before the first running threaded load.
+func (t *Threads) Stop() {
+	if t.Threaded() {
+		t.on = false
+		procs.add(-t.clients)
+	}
+}
+
+// Enter starts a client of the load on the calling goroutine: on the
+// threaded path it locks the goroutine to its OS thread, and connections
+// opened through slot become blocking. Call Leave when the client ends.
+func (t *Threads) Enter(slot *Slot) {
+	if t.Threaded() {
+		runtime.LockOSThread()
+		slot.blocking = true
+	}
+}
+
+// Leave ends a client started with Enter (its connections closed).
+func (t *Threads) Leave(slot *Slot) {
+	if t.Threaded() {
+		slot.blocking = false
+		runtime.UnlockOSThread()
+	}
+}
+
+// procs is GOMAXPROCS across the threaded loads running at once (sharded
+// runs start several engines in one process): raised to their clients + 1,
+// restored when the last one stops.
+var procs procCount
+
+type procCount struct {
+	sync.Mutex
+	clients int // threaded clients of the running loads
+	base    int // GOMAXPROCS before the first of them
+}
+
+func (p *procCount) add(n int) {
+	p.Lock()
+	defer p.Unlock()
+	if p.clients == 0 {
+		p.base = runtime.GOMAXPROCS(0)
+	}
+	p.clients += n
+	switch want := p.clients + 1; {
+	case p.clients == 0:
+		runtime.GOMAXPROCS(p.base)
+	case want > runtime.GOMAXPROCS(0):
+		runtime.GOMAXPROCS(want)
+	}
+}
+
+// readTimeout bounds one blocking read(2) or write(2) (SO_RCVTIMEO,
+// SO_SNDTIMEO). A client blocked in a raw call holds its P, and a
+// stop-the-world (GC, GOMAXPROCS) waits for every P: without a bound it
+// would wait for the slowest statement to return, freezing the whole
+// process (signal handling, the abort timer) meanwhile, or for good when
+// the peer draining a full socket buffer is in this process and stopped.
+// On expiry the call yields and is retried.
+const readTimeout = 10 * 1000 // µs
+
+// block turns the connected socket into a blocking one for the threaded
+// path (after the handshake, which ran under deadlines in the netpoller).
+func (t *socket) block() error {
+	if t.raw == nil {
+		return nil
+	}
+	var err error
+	cerr := t.raw.Control(func(fd uintptr) {
+		if err = syscall.SetNonblock(int(fd), false); err != nil {
+			return
+		}
+		tv := syscall.Timeval{Usec: readTimeout}
+		for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
+			if err = syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, opt, &tv); err != nil {
+				return
+			}
+		}
+		t.fd = int(fd)
+	})
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return t.opErr("set blocking", os.NewSyscallError("setsockopt", err))
+	}
+	t.blocking = true
+	return nil
+}
+
+// shutdown wakes whatever waits on the socket (Slot.Break): a raw blocking
+// read(2) is not woken by close(2) from another thread (and closing would
+// free the descriptor number while the owner still uses it), shutdown(2)
+// makes it return end of stream; a netpoller wait is woken too. The owner
+// closes the socket.
+func (t *socket) shutdown() {
+	if t.raw == nil {
+		_ = t.Conn.Close()
+		return
+	}
+	_ = t.raw.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+}

@@ -1,0 +1,404 @@
+package mysqlconn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/testserver/servertest"
+)
+
+// socketPair returns both ends of a connected stream socket ("unix" or
+// "tcp"), the client end wrapped as dial wraps it; blocking switches the
+// client end to the threaded path's blocking socket.
+func socketPair(t *testing.T, network string, blocking bool) (*socket, net.Conn) {
+	t.Helper()
+	addr := "127.0.0.1:0"
+	if network == "unix" {
+		addr = filepath.Join(t.TempDir(), "s")
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial(network, l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); s.Close() })
+	tc := &socket{Conn: c, raw: raw}
+	if blocking {
+		if err := tc.block(); err != nil {
+			t.Fatal(err)
+		}
+		if !isBlocking(t, tc) {
+			t.Fatal("block left the socket non-blocking")
+		}
+	}
+	return tc, s
+}
+
+// isBlocking reports whether the socket's descriptor is in blocking mode.
+func isBlocking(t *testing.T, tc *socket) bool {
+	t.Helper()
+	var flags uintptr
+	var errno syscall.Errno
+	if err := tc.raw.Control(func(fd uintptr) {
+		flags, _, errno = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	}); err != nil || errno != 0 {
+		t.Fatal(err, errno)
+	}
+	return flags&syscall.O_NONBLOCK == 0
+}
+
+var paths = []struct {
+	name     string
+	blocking bool
+}{{"netpoller", false}, {"threaded", true}}
+
+// TestSocketPathsIO: on both paths and both transports, the bytes written
+// and read are the bytes sent, in both directions, through full socket
+// buffers and the read-ahead buffer; end of stream is io.EOF.
+func TestSocketPathsIO(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		for _, p := range paths {
+			t.Run(network+"/"+p.name, func(t *testing.T) {
+				if p.blocking {
+					// As a load of two threaded clients (reader, writer).
+					procs.add(2)
+					defer procs.add(-2)
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+				}
+				tc, s := socketPair(t, network, p.blocking)
+				rng := rand.New(rand.NewPCG(7, 8))
+				want := make([]byte, 1<<20) // several socket buffers: writes wait
+				for i := range want {
+					want[i] = byte(rng.Uint32())
+				}
+				echoed := make(chan error, 1)
+				go func() {
+					_, err := io.Copy(s, io.LimitReader(s, int64(len(want))))
+					s.Close()
+					echoed <- err
+				}()
+				wrote := make(chan error, 1)
+				go func() {
+					if p.blocking {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+					}
+					rest := want
+					for len(rest) > 0 {
+						n := min(len(rest), 1+rng.IntN(200000))
+						if m, err := tc.Write(rest[:n]); err != nil || m != n {
+							wrote <- errors.Join(err, io.ErrShortWrite)
+							return
+						}
+						rest = rest[n:]
+					}
+					wrote <- nil
+				}()
+				got := readInMixedSizes(t, tc)
+				if err := <-wrote; err != nil {
+					t.Fatal(err)
+				}
+				if err := <-echoed; err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("read %d bytes, differing from the %d sent", len(got), len(want))
+				}
+			})
+		}
+	}
+}
+
+// TestSlotBreakWakesRead: Break ends a read waiting for a reply that never
+// comes, on both paths and transports (a raw blocking read(2) is not woken
+// by close(2); shutdown(2) wakes it), and later writes fail.
+func TestSlotBreakWakesRead(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		for _, p := range paths {
+			t.Run(network+"/"+p.name, func(t *testing.T) {
+				tc, _ := socketPair(t, network, p.blocking)
+				var slot Slot
+				slot.conn.Store(tc)
+				done := make(chan error, 1)
+				go func() {
+					if p.blocking {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+					}
+					_, err := tc.Read(make([]byte, 4096))
+					done <- err
+				}()
+				time.Sleep(100 * time.Millisecond) // past several SO_RCVTIMEO expiries
+				select {
+				case err := <-done:
+					t.Fatalf("read ended before Break: %v", err)
+				default:
+				}
+				slot.Break()
+				select {
+				case err := <-done:
+					if err == nil {
+						t.Fatal("read on a broken socket returned no error")
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("Break did not end the read")
+				}
+				if _, err := tc.Write([]byte("x")); err == nil {
+					t.Fatal("write on a broken socket returned no error")
+				}
+			})
+		}
+	}
+}
+
+// TestStartThreads: the threshold picks the path, GOMAXPROCS is raised to
+// the threaded clients + 1 across overlapping loads and restored when the
+// last one stops, and configurations the threaded path does not serve
+// (TLS, compression, driver time-outs) keep the netpoller path.
+func TestStartThreads(t *testing.T) {
+	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.GOMAXPROCS(0)
+	for _, tt := range []struct {
+		clients, below int
+		want           bool
+	}{{1, 64, true}, {63, 64, true}, {64, 64, false}, {1000, 64, false}, {1, 0, false}, {5, 1000, true}} {
+		th := plain.StartThreads(tt.clients, tt.below)
+		if th.Threaded() != tt.want {
+			t.Errorf("%d clients below %d: threaded %v", tt.clients, tt.below, th.Threaded())
+		}
+		if want := max(base, tt.clients+1); tt.want && runtime.GOMAXPROCS(0) != want {
+			t.Errorf("%d clients: GOMAXPROCS %d, want %d", tt.clients, runtime.GOMAXPROCS(0), want)
+		}
+		th.Stop()
+		if got := runtime.GOMAXPROCS(0); got != base {
+			t.Fatalf("after Stop GOMAXPROCS %d, want %d", got, base)
+		}
+	}
+	a, b := plain.StartThreads(10, 64), plain.StartThreads(20, 64)
+	if got, want := runtime.GOMAXPROCS(0), max(base, 31); got != want {
+		t.Errorf("two loads: GOMAXPROCS %d, want %d", got, want)
+	}
+	a.Stop()
+	if got := runtime.GOMAXPROCS(0); got < 21 {
+		t.Errorf("one load of 20 left: GOMAXPROCS %d", got)
+	}
+	b.Stop()
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Errorf("after both: GOMAXPROCS %d, want %d", got, base)
+	}
+
+	for name, cfg := range map[string]*mysql.Config{
+		"compress":     func() *mysql.Config { c := mysql.NewConfig(); c.Apply(mysql.EnableCompression(true)); return c }(),
+		"read timeout": {Net: "unix", Addr: "/x", ReadTimeout: time.Second},
+	} {
+		c, err := NewConnector(cfg, "")
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if th := c.StartThreads(4, 64); th.Threaded() {
+			th.Stop()
+			t.Errorf("%s: threaded path chosen", name)
+		}
+	}
+}
+
+// TestThreadedConnect: a client entered on the threaded path gets a
+// blocking socket after the handshake; statements, results and failure
+// wording are the netpoller path's; Break ends a statement the server is
+// still running.
+func TestThreadedConnect(t *testing.T) {
+	for network, c := range serverConnectors(t) {
+		t.Run(network, func(t *testing.T) {
+			th := c.StartThreads(2, 64)
+			defer th.Stop()
+			if !th.Threaded() {
+				t.Fatal("2 clients below 64 not threaded")
+			}
+			var slot Slot
+			errc := make(chan error, 1)
+			started := make(chan struct{})
+			go func() {
+				th.Enter(&slot)
+				defer th.Leave(&slot)
+				conn, err := c.Connect(&slot)
+				if err != nil {
+					errc <- err
+					return
+				}
+				defer conn.Close()
+				if !conn.sock.blocking || !isBlocking(t, conn.sock) {
+					errc <- errors.New("the threaded client's socket is not blocking")
+					return
+				}
+				rows, err := conn.Query("SELECT 1, 'x', NULL")
+				if err != nil || len(rows) != 1 || string(rows[0][0]) != "1" || string(rows[0][1]) != "x" || rows[0][2] != nil {
+					errc <- errors.Join(errors.New("SELECT on the threaded path"), err)
+					return
+				}
+				close(started)
+				errc <- conn.Exec("SELECT SLEEP(30)")
+			}()
+			select {
+			case <-started:
+			case err := <-errc:
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			t0 := time.Now()
+			id := slot.Break()
+			if id == 0 {
+				t.Error("Break returned no server connection id")
+			}
+			killer, err := c.Connect(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer killer.Close()
+			_ = killer.Exec("KILL " + strings.TrimSpace(uitoa(id)))
+			select {
+			case err := <-errc:
+				if err == nil {
+					t.Fatal("a broken statement returned no error")
+				}
+				if got := ErrorText(err); !strings.HasPrefix(got, "2013 ") && !strings.HasPrefix(got, "2006 ") {
+					t.Errorf("broken statement: %q", got)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Break did not end a threaded client's statement")
+			}
+			if d := time.Since(t0); d > 2*time.Second {
+				t.Errorf("Break took %v", d)
+			}
+		})
+	}
+}
+
+// TestThreadedPreferredTLS: with mysqlslap's default (TLS preferred) a
+// connection is threaded exactly when the server does not offer TLS.
+func TestThreadedPreferredTLS(t *testing.T) {
+	s := servertest.Require(t)
+	cfg := s.RootConfig("")
+	cfg.Logger = &mysql.NopLogger{}
+	cfg.TLSConfig = "preferred"
+	c, err := NewConnector(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := c.StartThreads(1, 64)
+	defer th.Stop()
+	res := make(chan error, 1)
+	go func() {
+		var slot Slot
+		th.Enter(&slot)
+		defer th.Leave(&slot)
+		conn, err := c.Connect(&slot)
+		if err != nil {
+			res <- err
+			return
+		}
+		defer conn.Close()
+		if conn.sock.blocking == conn.sock.offersTLS {
+			err = fmt.Errorf("server offers TLS %v, socket blocking %v", conn.sock.offersTLS, conn.sock.blocking)
+		}
+		res <- errors.Join(err, conn.Exec("SELECT 1"))
+	}()
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestThreadedFailureWording: the failure wording of the netpoller path
+// (TestConnectionFailureWording) holds on the threaded path.
+func TestThreadedFailureWording(t *testing.T) {
+	servertest.Require(t)
+	big := "SELECT '" + strings.Repeat("a", 3<<20) + "'"
+	for network, c := range serverConnectors(t) {
+		t.Run(network, func(t *testing.T) {
+			th := c.StartThreads(1, 64)
+			defer th.Stop()
+			res := make(chan string, 1)
+			go func() {
+				var slot Slot
+				th.Enter(&slot)
+				defer th.Leave(&slot)
+				conn, err := c.Connect(&slot)
+				if err != nil {
+					res <- err.Error()
+					return
+				}
+				defer conn.Close()
+				res <- ErrorText(conn.Exec(big))
+			}()
+			if got, want := <-res, "1153 Got a packet bigger than 'max_allowed_packet' bytes"; got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func uitoa(v uint32) string {
+	var b [10]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// TestHandshakeOffersTLS: CLIENT_SSL is read from the greeting's low
+// capability bits; a short or foreign packet offers nothing.
+func TestHandshakeOffersTLS(t *testing.T) {
+	greeting := func(caps uint16) []byte {
+		p := []byte{0, 0, 0, 0, 10}
+		p = append(p, "10.11.19-MariaDB\x00"...)
+		p = append(p, 1, 0, 0, 0)        // connection id
+		p = append(p, "12345678\x00"...) // scramble part 1, filler
+		return append(p, byte(caps), byte(caps>>8))
+	}
+	for _, tt := range []struct {
+		name string
+		p    []byte
+		want bool
+	}{
+		{"ssl", greeting(0xf7fe | clientSSL), true},
+		{"no ssl", greeting(0xf7fe &^ clientSSL), false},
+		{"truncated", greeting(0xffff)[:30], false},
+		{"error packet", []byte{1, 0, 0, 0, 0xff}, false},
+	} {
+		if got := handshakeOffersTLS(tt.p); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
