@@ -290,9 +290,9 @@ func valueBytes(v driver.Value) []byte {
 // Stmt is a server-side prepared statement of one connection
 // (COM_STMT_PREPARE once, COM_STMT_EXECUTE per call).
 type Stmt struct {
-	st driver.Stmt
-	ex driver.StmtExecContext
-	qc driver.StmtQueryContext
+	st   driver.Stmt
+	ex   driver.StmtExecContext
+	qc   driver.StmtQueryContext
 	sock *socket // the connection's socket, for the wording of failures
 }
 
