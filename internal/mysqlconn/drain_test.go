@@ -25,9 +25,9 @@ func TestStmtDrain(t *testing.T) {
 				args      []driver.NamedValue
 				code      uint16 // 0: no error
 			}{
-				{"rows", "SELECT seq, REPEAT('x', 200) FROM seq_1_to_1000 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(10)}}, 0},
-				{"empty", "SELECT seq FROM seq_1_to_10 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(100)}}, 0},
-				{"error in the result", "SELECT IF(seq = 3, (SELECT 1 UNION SELECT 2), seq) FROM seq_1_to_5 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(0)}}, 1242},
+				{"rows", "SELECT seq, REPEAT('x', 200) FROM mysql.seq_1_to_1000 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(10)}}, 0},
+				{"empty", "SELECT seq FROM mysql.seq_1_to_10 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(100)}}, 0},
+				{"error in the result", "SELECT IF(seq = 3, (SELECT 1 UNION SELECT 2), seq) FROM mysql.seq_1_to_5 WHERE seq > ?", []driver.NamedValue{{Ordinal: 1, Value: int64(0)}}, 1242},
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
