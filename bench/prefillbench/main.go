@@ -24,8 +24,6 @@ import (
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
-var index = flag.String("index", "after", "goslap --prefill-index (experiment)")
-
 func main() {
 	rows := flag.Int("rows", 1000000, "rows of the one table")
 	runs := flag.Int("runs", 5, "runs of each program (alternated)")
@@ -97,7 +95,7 @@ func run(rows, runs int, method string, conns []string, only string, small bool)
 		s := oltp.NewSettings()
 		p := getopt.NewParser("prefillbench", s.Options(), os.Stderr)
 		if err := p.Parse([]string{"--tables=1", "--table-size=" + size, "--prefill-method=" + method,
-			"--prefill-connections=" + conns, "--prefill-index=" + *index}, false); err != nil {
+			"--prefill-connections=" + conns}, false); err != nil {
 			return 0, err
 		}
 		w, err := s.Build("oltp_read_write", workload.Common{Schema: "sbtest", Seed: 1, Verbose: 1})

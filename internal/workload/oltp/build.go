@@ -50,7 +50,6 @@ type config struct {
 	schema                                            string
 	prefillConns                                      int
 	prefillMethod                                     string
-	prefillIndex                                      string
 	verbose                                           int
 }
 
@@ -158,12 +157,6 @@ func (s *Settings) config(name string, common workload.Common) (config, error) {
 		c.prefillMethod = s.PrefillMethod
 	default:
 		return c, fmt.Errorf("invalid value '%s' for --prefill-method: auto, insert or load-data", s.PrefillMethod)
-	}
-	switch s.PrefillIndex {
-	case "auto", "after", "with-table":
-		c.prefillIndex = s.PrefillIndex
-	default:
-		return c, fmt.Errorf("invalid value '%s' for --prefill-index: auto, after or with-table", s.PrefillIndex)
 	}
 	c.rangeSelects, c.skipTrx, c.autoInc, c.secondary, c.indexK = s.RangeSelects, s.SkipTrx, s.AutoInc, s.Secondary, s.CreateSecondary
 	c.createOptions, c.storageEngine, c.allCols = s.CreateTableOptions, s.StorageEngine, s.PointSelectAllCols

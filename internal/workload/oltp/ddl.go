@@ -30,12 +30,7 @@ func (d tableDef) engineName() string {
 }
 
 // createTable is the CREATE TABLE statement of the table named (§2).
-func (d tableDef) createTable(name string) string { return d.createTableIndexed(name, 0) }
-
-// createTableIndexed is createTable with, for i > 0 (1.0 and 0.5), the
-// index on k of table i in the statement instead of a CREATE INDEX after
-// the load (--prefill-index=with-table).
-func (d tableDef) createTableIndexed(name string, withIndex int) string {
+func (d tableDef) createTable(name string) string {
 	var b strings.Builder
 	unsigned := ""
 	if d.dialect != dialect10 {
@@ -75,13 +70,7 @@ func (d tableDef) createTableIndexed(name string, withIndex int) string {
 	b.WriteString("  k INTEGER" + unsigned + " DEFAULT '0' NOT NULL,\n")
 	b.WriteString("  c CHAR(120) DEFAULT '' NOT NULL,\n")
 	b.WriteString("  pad CHAR(60) DEFAULT '' NOT NULL,\n")
-	b.WriteString("  " + key)
-	if withIndex > 0 {
-		// The table sysbench's CREATE INDEX k_N leaves (SHOW CREATE TABLE
-		// is the same).
-		b.WriteString(",\n  KEY k_" + strconv.Itoa(withIndex) + " (k)")
-	}
-	b.WriteString("\n")
+	b.WriteString("  " + key + "\n")
 	if d.dialect == dialect05 {
 		b.WriteString(") /*! ENGINE = " + e + " MAX_ROWS = " + strconv.FormatInt(d.myisamMaxRows, 10) + " */")
 	} else {

@@ -75,7 +75,6 @@ type Settings struct {
 	// goslap's prefill.
 	PrefillConnections string // --prefill-connections
 	PrefillMethod      string // --prefill-method: auto, insert, load-data
-	PrefillIndex       string // --prefill-index: auto, after, with-table
 }
 
 // NewSettings returns sysbench's defaults.
@@ -90,7 +89,7 @@ func NewSettings() *Settings {
 		RandomPoints: "10", NumberOfRanges: "10", Delta: "5", Reconnect: "0",
 		PSMode: "auto", TestMode: "complex", NontrxMode: "select", TableName: "sbtest",
 		MyisamMaxRows: "1000000", EngineTrx: "auto",
-		PrefillConnections: "4", PrefillMethod: "auto", PrefillIndex: "auto",
+		PrefillConnections: "4", PrefillMethod: "auto",
 	}
 }
 
@@ -156,7 +155,6 @@ func (s *Settings) Options() []*getopt.Option {
 	flag(&s.PointSelectAllCols, "0.4: point selects read every column.", "oltp-point-select-all-cols")
 	str(&s.PrefillConnections, "Connections loading the tables in parallel at prepare.", "prefill-connections")
 	str(&s.PrefillMethod, "Prepare's bulk load: auto (LOAD DATA LOCAL when the server allows it), insert, load-data.", "prefill-method")
-	str(&s.PrefillIndex, "When prepare builds the index on k: after (CREATE INDEX after the load, as sysbench), with-table (in CREATE TABLE, the table loaded in one transaction so InnoDB builds both indexes by sorting at COMMIT), auto (with-table for InnoDB in 1.0 and 0.5).", "prefill-index")
 	return out
 }
 

@@ -9,7 +9,6 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -103,18 +102,9 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	d := w.def(p)
 	n := w.tableSize(p.Scale)
 	names := w.TableNames()
-	indexLater := w.cfg.dialect != dialect04 && w.cfg.indexK
-	withTable := indexLater && (w.cfg.prefillIndex == "with-table" ||
-		w.cfg.prefillIndex == "auto" && strings.EqualFold(d.engineName(), "innodb"))
-	if withTable {
-		indexLater = false
-	}
 	var tables []prefill.Table
 	for i, name := range names {
 		ddl := d.createTable(name)
-		if withTable {
-			ddl = d.createTableIndexed(name, i+1)
-		}
 		if err := s.Main.Exec(ddl); err != nil {
 			return fmt.Errorf("creating table %s: %w", name, err)
 		}
@@ -139,14 +129,8 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 			s.Log("Inserting %d records into %d table(s)", n, len(tables))
 		}
 		start := time.Now()
-		o := prefill.Options{Connections: w.cfg.prefillConns, Method: method, Phase: "prepare",
-			Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}}
-		if withTable && os.Getenv("GOSLAP_EXP_TRX") != "" {
-			o.Transaction = true
-			o.ChunkRows = max(n, 1)
-			o.Connections = min(o.Connections, len(tables))
-		}
-		res, err := prefill.Load(ctx, s, tables, o)
+		res, err := prefill.Load(ctx, s, tables, prefill.Options{Connections: w.cfg.prefillConns, Method: method, Phase: "prepare",
+			Session: []string{"SET SESSION unique_checks=0, foreign_key_checks=0"}})
 		if err != nil {
 			return err
 		}
@@ -154,7 +138,7 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 			s.Log("Loaded %d rows with %s in %.2fs", res.Rows, res.Method, time.Since(start).Seconds())
 		}
 	}
-	if indexLater {
+	if w.cfg.dialect != dialect04 && w.cfg.indexK {
 		start := time.Now()
 		defer func() {
 			if s.Log != nil && w.cfg.verbose > 0 {
