@@ -3,7 +3,7 @@ export PATH := $(PATH):/usr/local/go/bin:/usr/sbin:/sbin
 
 GO ?= go
 
-.PHONY: build test vet deps demo bench clean
+.PHONY: build test vet deps demo bench bench-oltp bench-prefill clean
 
 # A static build (no cgo): libc is not mapped into the process, which saves
 # ~2 MB of max RSS per run (BENCHMARKS.md); os/user and DNS have pure-Go
@@ -46,6 +46,20 @@ BENCH_RUNS ?= 7
 BENCH_FLAGS ?=
 bench: deps build
 	$(GO) run ./bench/slapbench -goslap ./goslap -runs $(BENCH_RUNS) -big-runs 3 -big-baseline $(BENCH_FLAGS)
+
+# The OLTP rows of issue 10's performance table, also part of `make bench`:
+# bench-oltp runs `goslap sysbench TEST ... run` against sysbench 1.0.20 on
+# the same prepared table (oltp_point_select 16 threads 100000 events,
+# oltp_read_only and oltp_read_write 16 threads, oltp_read_only 1000
+# threads), on a server with MariaDB's default settings and on the tuned one
+# (bench/oltpbench; about 15 minutes); bench-prefill times goslap's prepare
+# of 1,000,000 rows against sysbench's (bench/prefillbench; about 3 minutes).
+OLTP_BENCH_FLAGS ?=
+bench: bench-oltp bench-prefill
+bench-oltp: deps build
+	$(GO) run ./bench/oltpbench -goslap ./goslap -runs $(BENCH_RUNS) -server default,tuned $(OLTP_BENCH_FLAGS)
+bench-prefill: deps
+	$(GO) run ./bench/prefillbench -rows 1000000 -runs $(BENCH_RUNS) -conns 1,4
 
 clean:
 	rm -f goslap

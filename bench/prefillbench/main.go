@@ -3,7 +3,7 @@
 // runs alternated, medians, the ratio goslap/sysbench. Progress on stderr,
 // the Markdown result on stdout.
 //
-//	go run ./bench/prefillbench -rows 1000000 -runs 5
+//	go run ./bench/prefillbench -rows 1000000 -runs 5 -conns 1,4
 package main
 
 import (
@@ -28,17 +28,17 @@ func main() {
 	rows := flag.Int("rows", 1000000, "rows of the one table")
 	runs := flag.Int("runs", 5, "runs of each program (alternated)")
 	method := flag.String("method", "auto", "goslap --prefill-method")
-	conns := flag.Int("conns", 4, "goslap --prefill-connections")
+	conns := flag.String("conns", "4", "goslap --prefill-connections; a comma-separated list compares them (each alternated with sysbench)")
 	only := flag.String("only", "", "run only this side: goslap or sysbench (profiling)")
 	small := flag.Bool("test-server-sizes", false, "keep the test server's 64M buffer pool and 16M redo log instead of MariaDB's defaults (128M, 96M)")
 	flag.Parse()
-	if err := run(*rows, *runs, *method, *conns, *only, *small); err != nil {
+	if err := run(*rows, *runs, *method, strings.Split(*conns, ","), *only, *small); err != nil {
 		fmt.Fprintln(os.Stderr, "prefillbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows, runs int, method string, conns int, only string, small bool) error {
+func run(rows, runs int, method string, conns []string, only string, small bool) error {
 	var cfg testserver.Config
 	if !small {
 		// MariaDB 10.11's defaults, which testserver shrinks for start-up speed.
@@ -91,11 +91,11 @@ func run(rows, runs int, method string, conns int, only string, small bool) erro
 		}
 		return d, nil
 	}
-	goslap := func() (time.Duration, error) {
+	goslap := func(conns string) (time.Duration, error) {
 		s := oltp.NewSettings()
 		p := getopt.NewParser("prefillbench", s.Options(), os.Stderr)
 		if err := p.Parse([]string{"--tables=1", "--table-size=" + size, "--prefill-method=" + method,
-			"--prefill-connections=" + strconv.Itoa(conns)}, false); err != nil {
+			"--prefill-connections=" + conns}, false); err != nil {
 			return 0, err
 		}
 		w, err := s.Build("oltp_read_write", workload.Common{Schema: "sbtest", Seed: 1, Verbose: 1})
@@ -111,15 +111,19 @@ func run(rows, runs int, method string, conns int, only string, small bool) erro
 		fmt.Fprintf(os.Stderr, "  server CPU %.2fs\n  client CPU %.2fs\n", (procCPU(serverPID) - cpu0).Seconds(), (procCPU(os.Getpid()) - self0).Seconds())
 		return d, w.Teardown(context.Background(), sess, workload.Point{})
 	}
-	var gs, ss []time.Duration
+	gs := make([][]time.Duration, len(conns))
+	var ss []time.Duration
 	for i := 0; i < runs; i++ {
-		if only != "sysbench" {
-			d, err := goslap()
+		for j, n := range conns {
+			if only == "sysbench" {
+				break
+			}
+			d, err := goslap(n)
 			if err != nil {
 				return err
 			}
-			gs = append(gs, d)
-			fmt.Fprintf(os.Stderr, "run %d goslap   %.2fs\n", i+1, d.Seconds())
+			gs[j] = append(gs[j], d)
+			fmt.Fprintf(os.Stderr, "run %d goslap --prefill-connections=%s  %.2fs  (load %s)\n", i+1, n, d.Seconds(), loadavg())
 		}
 		if only != "goslap" {
 			d, err := sysbench("prepare")
@@ -130,17 +134,24 @@ func run(rows, runs int, method string, conns int, only string, small bool) erro
 				return err
 			}
 			ss = append(ss, d)
-			fmt.Fprintf(os.Stderr, "run %d sysbench %.2fs\n", i+1, d.Seconds())
+			fmt.Fprintf(os.Stderr, "run %d sysbench %.2fs  (load %s)\n", i+1, d.Seconds(), loadavg())
 		}
 	}
-	fmt.Printf("| rows | runs | goslap median (s) | sysbench median (s) | goslap / sysbench |\n|---|---|---|---|---|\n")
-	g, s := median(gs), median(ss)
-	ratio := "-"
-	if g > 0 && s > 0 {
-		ratio = fmt.Sprintf("%.2f", g.Seconds()/s.Seconds())
+	fmt.Printf("| rows | runs | --prefill-connections | goslap median (s) | sysbench median (s) | goslap / sysbench |\n|---|---|---|---|---|---|\n")
+	s := median(ss)
+	for j, n := range conns {
+		g := median(gs[j])
+		ratio := "-"
+		if g > 0 && s > 0 {
+			ratio = fmt.Sprintf("%.2f", g.Seconds()/s.Seconds())
+		}
+		fmt.Printf("| %d | %d | %s | %.2f | %.2f | %s |\n", rows, runs, n, g.Seconds(), s.Seconds(), ratio)
 	}
-	fmt.Printf("| %d | %d | %.2f | %.2f | %s |\n", rows, runs, g.Seconds(), s.Seconds(), ratio)
-	fmt.Printf("\ngoslap runs: %v\nsysbench runs: %v\n", gs, ss)
+	fmt.Println()
+	for j, n := range conns {
+		fmt.Printf("goslap --prefill-connections=%s runs: %v\n", n, gs[j])
+	}
+	fmt.Printf("sysbench runs: %v\nload average at the end: %s\n", ss, loadavg())
 	return nil
 }
 
@@ -176,6 +187,14 @@ func procCPU(pid int) time.Duration {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+s) * time.Second / 100 // USER_HZ
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func median(d []time.Duration) time.Duration {

@@ -56,8 +56,13 @@ func systemErrno(err error) int {
 // max_allowed_packet), 2006 when the statement could not be sent, 2013
 // when the reply never came. Any other error is returned unchanged.
 func connectionFailure(err error, s *socket) error {
+	if err == nil {
+		// Before me is declared: errors.As(&me) moves it to the heap, an
+		// allocation per successful statement otherwise.
+		return nil
+	}
 	var me *mysql.MySQLError
-	if err == nil || errors.As(err, &me) {
+	if errors.As(err, &me) {
 		return err
 	}
 	sawFailure := s != nil && s.failure != nil

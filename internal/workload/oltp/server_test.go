@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // session opens a workload session on the test server's sbtest schema.
-func session(t *testing.T) (*workload.Session, *mysqlconn.Connector, *testserver.Server) {
+func session(t testing.TB) (*workload.Session, *mysqlconn.Connector, *testserver.Server) {
 	t.Helper()
 	srv := servertest.Require(t)
 	cn, err := mysqlconn.NewConnector(srv.RootConfig("sbtest"), "")
