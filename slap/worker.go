@@ -108,7 +108,7 @@ func newLoadPhase(r *runner, clients int, limit uint64, keys []string) *loadPhas
 	// when the phase ends (clientlatency.go); cs[i].rec stays nil until then.
 	lp.lat = make([]clientLatency, clients)
 	for i := range lp.cs {
-		lp.lat[i].paced = lp.timing.paced
+		lp.lat[i].Paced = lp.timing.paced
 		if lp.tmpl != nil {
 			lp.cs[i].rand = r.own.clientRand(lp.seq, i)
 			lp.cs[i].buf = make([]byte, 0, 256)
@@ -471,9 +471,9 @@ func (c *clientRun) statement(pos int, measure bool) bool {
 	}
 	if measure {
 		if c.timing.paced {
-			c.lat.recordPaced(t1.Sub(t0), c.lastEnd-due, t0.Sub(c.base)-due)
+			c.lat.RecordPaced(t1.Sub(t0), c.lastEnd-due, t0.Sub(c.base)-due)
 		} else {
-			c.lat.record(t1.Sub(t0))
+			c.lat.Record(t1.Sub(t0))
 		}
 	}
 	if c.timing.deadline > 0 && c.lastEnd >= c.timing.deadline {

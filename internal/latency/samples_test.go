@@ -54,3 +54,29 @@ func TestSamplesFoldExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestHDRIndex: a value and the lowest value of the cell hdrIndex puts it
+// in fall into the same cell of the real histogram, up to an hour.
+func TestHDRIndex(t *testing.T) {
+	a, b := NewHistogram(), NewHistogram()
+	vals := []uint32{1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 65535, 65536, 1e6, 1e9, uint32(HighestMicros)}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		vals = append(vals, uint32(1+rng.Int64N(HighestMicros)>>rng.IntN(32)))
+	}
+	for _, v := range vals {
+		if err := a.RecordValue(int64(v)); err != nil {
+			t.Fatal(err)
+		}
+		w := hdrValue(hdrIndex(v))
+		if w > int64(v) {
+			t.Fatalf("cell of %d starts at %d", v, w)
+		}
+		if err := b.RecordValue(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !a.Equals(b) {
+		t.Fatal("cells differ from hdrhistogram-go's")
+	}
+}
