@@ -167,10 +167,13 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 		wg       sync.WaitGroup
 	)
 	progress := func(n int64) {
-		d := done.Add(n)
+		done.Add(n)
 		if s.Progress != nil {
+			// Read under the lock: a count taken before it could be
+			// reported after a later connection's larger one, and the
+			// progress line would go backwards.
 			mu.Lock()
-			s.Progress(o.Phase, d, total)
+			s.Progress(o.Phase, done.Load(), total)
 			mu.Unlock()
 		}
 	}
