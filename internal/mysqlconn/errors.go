@@ -123,3 +123,10 @@ func ErrorText(err error) string {
 	}
 	return err.Error()
 }
+
+// IsDeadlock reports the server's ER_LOCK_DEADLOCK (1213): the statement's
+// whole transaction was rolled back.
+func IsDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213
+}

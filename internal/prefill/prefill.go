@@ -314,8 +314,10 @@ func (l *loader) insert(t *Table, first, count int64, progress func(int64)) erro
 			return nil
 		}
 		q := unsafe.String(unsafe.SliceData(l.buf), len(l.buf))
-		err := l.conn.Exec(q)
-		for retries := 0; err != nil && l.autocommit && isDeadlock(err) && retries < 10; retries++ {
+		var err error
+		if l.autocommit {
+			err = l.conn.ExecOwnTransaction(q)
+		} else {
 			err = l.conn.Exec(q)
 		}
 		if err != nil {
@@ -463,10 +465,4 @@ func (w *Row) Str(v []byte) {
 		}
 	}
 	w.buf = append(w.buf, '\'')
-}
-
-// isDeadlock reports the server's ER_LOCK_DEADLOCK (1213).
-func isDeadlock(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1213
 }
