@@ -33,8 +33,8 @@ func TestRunTimeHonoured(t *testing.T) {
 	o.Query, o.QuerySet = "SELECT 1", true
 	o.Concurrency = "2"
 	o.Iterations = 2
-	o.Own.RunTime = time.Second
-	o.Own.Latency = true
+	o.Ext.RunTime = time.Second
+	o.Ext.Latency = true
 	r := mustRun(t, o)
 	res := r.results[0]
 	for _, ms := range res.IterationMillis {
@@ -64,9 +64,9 @@ func TestWarmupExcluded(t *testing.T) {
 		o.Query, o.QuerySet = "INSERT INTO t (v) VALUES (1)", true
 		o.NoDrop = true
 		dropAfter(t, db, o.CreateSchema)
-		o.Own.WarmupTime = 300 * time.Millisecond
+		o.Ext.WarmupTime = 300 * time.Millisecond
 		if timeBound {
-			o.Own.RunTime = 300 * time.Millisecond
+			o.Ext.RunTime = 300 * time.Millisecond
 		} else {
 			o.NumberOfQueries = 50
 		}
@@ -95,8 +95,8 @@ func TestRateHeld(t *testing.T) {
 	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT 1", true
 	o.Concurrency = "2"
-	o.Own.RunTime = 1500 * time.Millisecond
-	o.Own.Rate = 200
+	o.Ext.RunTime = 1500 * time.Millisecond
+	o.Ext.Rate = 200
 	r := mustRun(t, o)
 	res := r.results[0]
 	if !within(res.QPS, 200, 0.05) || !res.RateKept || !res.Paced {
@@ -118,8 +118,8 @@ func TestRateStalled(t *testing.T) {
 	o := slapOptions(t, s)
 	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT SLEEP(0.02)", true
-	o.Own.RunTime = time.Second
-	o.Own.Rate = 200 // one client can do ~50/s
+	o.Ext.RunTime = time.Second
+	o.Ext.Rate = 200 // one client can do ~50/s
 	r := mustRun(t, o)
 	res := r.results[0]
 	if res.RateKept || !strings.Contains(r.stderr.String(), "could not keep --rate=200") {
@@ -138,8 +138,8 @@ func TestIgnoreErrorsDroppedTable(t *testing.T) {
 	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT * FROM t", true
 	o.Concurrency = "2"
-	o.Own.RunTime = 1200 * time.Millisecond
-	o.Own.setIgnoreErrors("1146")
+	o.Ext.RunTime = 1200 * time.Millisecond
+	o.Ext.setIgnoreErrors("1146")
 	go func() {
 		time.Sleep(500 * time.Millisecond)
 		db.Exec("DROP TABLE `" + o.CreateSchema + "`.t")
@@ -157,7 +157,7 @@ func TestIgnoreErrorsDroppedTable(t *testing.T) {
 	o = slapOptions(t, s)
 	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT * FROM t", true
-	o.Own.RunTime = 1200 * time.Millisecond
+	o.Ext.RunTime = 1200 * time.Millisecond
 	go func() {
 		time.Sleep(300 * time.Millisecond)
 		db.Exec("DROP TABLE `" + o.CreateSchema + "`.t")
@@ -174,8 +174,8 @@ func TestIgnoreErrorsKilledConnection(t *testing.T) {
 	withTable(o, "CREATE TABLE t (id INT)")
 	o.Query, o.QuerySet = "SELECT SLEEP(0.01)", true
 	o.Concurrency = "2"
-	o.Own.RunTime = 1500 * time.Millisecond
-	o.Own.setIgnoreErrors("2013,1927")
+	o.Ext.RunTime = 1500 * time.Millisecond
+	o.Ext.setIgnoreErrors("2013,1927")
 	killed := make(chan int, 1)
 	go func() { killed <- killWorkers(db, o.CreateSchema, "SELECT SLEEP(0.01)", 400*time.Millisecond) }()
 	r := mustRun(t, o)
@@ -231,7 +231,7 @@ func TestExactCount(t *testing.T) {
 		dropAfter(t, db, o.CreateSchema)
 		o.Concurrency = "3"
 		o.NumberOfQueries = 10
-		o.Own.ExactCount = exact
+		o.Ext.ExactCount = exact
 		r := mustRun(t, o)
 		want := uint64(9)
 		if exact {
@@ -383,7 +383,7 @@ func TestTemplatesReproducible(t *testing.T) {
 		o.NoDrop = true
 		o.NumberOfQueries = 20
 		o.Concurrency = "2"
-		o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, seed, true
+		o.Ext.Templates, o.Ext.Seed, o.Ext.SeedSet = true, seed, true
 		dropAfter(t, db, o.CreateSchema)
 		mustRun(t, o)
 		rows, err := db.Query("SELECT CONCAT_WS('|', name, email, n, q) FROM `" + o.CreateSchema + "`.c ORDER BY 1")
@@ -429,7 +429,7 @@ func TestTemplatesOnlyPrint(t *testing.T) {
 		o.Query, o.QuerySet = "INSERT INTO c VALUES ('{uuid}', {number:1,9})", true
 		o.NumberOfQueries = 4
 		o.Concurrency = "2"
-		o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, 9, true
+		o.Ext.Templates, o.Ext.Seed, o.Ext.SeedSet = true, 9, true
 		return o
 	}
 	o := opts()
@@ -481,9 +481,9 @@ func TestOrdersExample(t *testing.T) {
 	o.Create, o.CreateSet = "../examples/orders-create.sql", true
 	o.Query, o.QuerySet = "../examples/orders-queries.sql", true
 	o.Concurrency = "2"
-	o.Own.Templates, o.Own.Seed, o.Own.SeedSet = true, 42, true
-	o.Own.RunTime = 400 * time.Millisecond
-	o.Own.Latency = true
+	o.Ext.Templates, o.Ext.Seed, o.Ext.SeedSet = true, 42, true
+	o.Ext.RunTime = 400 * time.Millisecond
+	o.Ext.Latency = true
 	r := mustRun(t, o)
 	if res := r.results[0]; res.Executed < 8 || res.Errors != 0 {
 		t.Errorf("orders example: %+v\n%s", res.Measurements, r.stderr.String())

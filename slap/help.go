@@ -77,9 +77,9 @@ The following specify which files/extra groups are read (specified before remain
 		b.WriteString("\nMySQL mysqlslap options accepted by goslap (full names only; some are refused with the reason):\n")
 		printOptionList(&b, mysql)
 	}
-	if own := section(sectionGoslap); len(own) > 0 {
+	if ext := section(sectionGoslap); len(ext) > 0 {
 		b.WriteString("\ngoslap options (beyond mysqlslap):\n")
-		printOptionList(&b, own)
+		printOptionList(&b, ext)
 	}
 	io.WriteString(w, b.String())
 }

@@ -192,32 +192,32 @@ var optionValue = map[string]func(o *Options) any{
 	"verbose":  func(o *Options) any { return o.Verbose },
 	"protocol": func(o *Options) any { return o.Protocol },
 	"csv":      func(o *Options) any { return optionalFile(o.CSVSet, o.CSV) },
-	"json":     func(o *Options) any { return optionalFile(o.Own.JSONSet, o.Own.JSON) },
-	"run-time": func(o *Options) any { return o.Own.RunTime.String() },
+	"json":     func(o *Options) any { return optionalFile(o.Ext.JSONSet, o.Ext.JSON) },
+	"run-time": func(o *Options) any { return o.Ext.RunTime.String() },
 	"warmup-time": func(o *Options) any {
-		return o.Own.WarmupTime.String()
+		return o.Ext.WarmupTime.String()
 	},
-	"rate":          func(o *Options) any { return o.Own.Rate },
-	"ignore-errors": func(o *Options) any { return o.Own.IgnoreErrors },
+	"rate":          func(o *Options) any { return o.Ext.Rate },
+	"ignore-errors": func(o *Options) any { return o.Ext.IgnoreErrors },
 	"seed": func(o *Options) any {
-		if !o.Own.SeedSet {
+		if !o.Ext.SeedSet {
 			return nil // the seed used is the document's seed
 		}
-		return o.Own.Seed
+		return o.Ext.Seed
 	},
 	"sandbox": func(o *Options) any {
-		if !o.Own.Sandbox.SandboxSet {
+		if !o.Ext.Sandbox.SandboxSet {
 			return nil
 		}
-		return o.Own.Sandbox.Sandbox
+		return o.Ext.Sandbox.Sandbox
 	},
-	"sandbox-option": func(o *Options) any { return nonNil(o.Own.Sandbox.ServerOptions) },
+	"sandbox-option": func(o *Options) any { return nonNil(o.Ext.Sandbox.ServerOptions) },
 	// null: mysqlconn's measured threshold (see --help).
 	"thread-per-client-below": func(o *Options) any {
-		if !o.Own.ThreadBelowSet {
+		if !o.Ext.ThreadBelowSet {
 			return nil
 		}
-		return o.Own.ThreadBelow
+		return o.Ext.ThreadBelow
 	},
 	// Only mysqlslap's runs write this document (--json is refused with
 	// another workload), so its options are the workload's.
@@ -230,7 +230,7 @@ var optionValue = map[string]func(o *Options) any{
 	"target": func(o *Options) any {
 		// --target=LABEL:server:...,password=P carries passwords.
 		ts := []string{}
-		for _, s := range o.Own.Sandbox.Targets {
+		for _, s := range o.Ext.Sandbox.Targets {
 			ts = append(ts, targetPassword.ReplaceAllString(s, "${1}*****"))
 		}
 		return ts
@@ -323,7 +323,7 @@ func writeJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
 		}
 		_, err = stdout.Write(b.Bytes())
 	} else {
-		err = os.WriteFile(o.Own.JSON, b.Bytes(), 0o666)
+		err = os.WriteFile(o.Ext.JSON, b.Bytes(), 0o666)
 	}
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)

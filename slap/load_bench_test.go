@@ -25,7 +25,7 @@ func BenchmarkLoadSelect1(b *testing.B) {
 			o.Query, o.QuerySet = "SELECT 1", true
 			if tmpl {
 				o.Query = "SELECT {number:1,1000}"
-				o.Own.Templates = true
+				o.Ext.Templates = true
 			}
 			o.NumberOfQueries = uint64(max(b.N, 1))
 			p, err := BuildPlan(o)

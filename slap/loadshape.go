@@ -9,7 +9,7 @@ import (
 // clientLimit is client's share of the queries: --exact-count spreads the
 // remainder of --number-of-queries over the first clients.
 func clientLimit(o *Options, limit uint64, clients, client int) uint64 {
-	if !o.Own.ExactCount || o.NumberOfQueries == 0 {
+	if !o.Ext.ExactCount || o.NumberOfQueries == 0 {
 		return limit
 	}
 	n, c := o.NumberOfQueries, uint64(clients)
@@ -23,7 +23,7 @@ func clientLimit(o *Options, limit uint64, clients, client int) uint64 {
 // timeBound reports whether clients run until --run-time rather than
 // until a per-client limit: with --run-time and no explicit count.
 func timeBound(o *Options) bool {
-	return o.Own.RunTime > 0 && o.NumberOfQueries == 0 && o.ExecuteNumber == 0
+	return o.Ext.RunTime > 0 && o.NumberOfQueries == 0 && o.ExecuteNumber == 0
 }
 
 // loadTiming is the shape of one load phase in time: all offsets are from
@@ -36,13 +36,13 @@ type loadTiming struct {
 }
 
 func newLoadTiming(o *Options, clients int) loadTiming {
-	t := loadTiming{warmup: o.Own.WarmupTime}
-	if o.Own.RunTime > 0 {
-		t.deadline = o.Own.WarmupTime + o.Own.RunTime
+	t := loadTiming{warmup: o.Ext.WarmupTime}
+	if o.Ext.RunTime > 0 {
+		t.deadline = o.Ext.WarmupTime + o.Ext.RunTime
 	}
-	if o.Own.Rate > 0 {
+	if o.Ext.Rate > 0 {
 		t.paced = true
-		t.pacer = pacer.Pacer{Rate: o.Own.Rate, Clients: clients}
+		t.pacer = pacer.Pacer{Rate: o.Ext.Rate, Clients: clients}
 	}
 	return t
 }

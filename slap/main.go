@@ -27,7 +27,7 @@ func run(args []string, env Env) int {
 	if handled, code := runWorkload(o, env); handled {
 		return code
 	}
-	sandbox := &o.Own.Sandbox
+	sandbox := &o.Ext.Sandbox
 	if err := sandbox.CheckSandbox(o); err != nil {
 		return report(env.Stderr, err)
 	}
@@ -73,7 +73,7 @@ func run(args []string, env Env) int {
 			err = PlotRun(sandbox.Plot, o, results)
 		}
 	}
-	if o.Own.JSONSet {
+	if o.Ext.JSONSet {
 		// Once per invocation, after every target, also after an error.
 		doc, jerr := out.Record.document(o, err)
 		if jerr == nil {

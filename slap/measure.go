@@ -31,7 +31,7 @@ type benchTotals struct {
 }
 
 func newBenchTotals(o *Options) *benchTotals {
-	return &benchTotals{rec: latency.NewRecorder(o.Own.Rate > 0)}
+	return &benchTotals{rec: latency.NewRecorder(o.Ext.Rate > 0)}
 }
 
 // add merges one load phase's client recorders.
@@ -54,16 +54,16 @@ func (bt *benchTotals) finish(res *BenchmarkResult, o *Options, stderr io.Writer
 		iters := uint64(max(len(res.IterationMillis), 1))
 		res.QueriesPerClient = res.Executed / uint64(res.Concurrency) / iters
 	}
-	if o.Own.Rate > 0 {
-		res.TargetRate = o.Own.Rate
-		p := pacer.Pacer{Rate: o.Own.Rate, Clients: res.Concurrency}
+	if o.Ext.Rate > 0 {
+		res.TargetRate = o.Ext.Rate
+		p := pacer.Pacer{Rate: o.Ext.Rate, Clients: res.Concurrency}
 		res.RateKept = p.Kept(res.QPS)
 		if !res.RateKept {
 			fmt.Fprintf(stderr, "%s: warning: the clients could not keep --rate=%g: achieved %.1f queries per second (%d clients, largest start delay %v)\n",
-				ProgName, o.Own.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
+				ProgName, o.Ext.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
 		}
 	}
-	if res.Errors > 0 && !o.Own.Latency && !o.Silent {
+	if res.Errors > 0 && !o.Ext.Latency && !o.Silent {
 		// Ignored errors are always worth a word, even without --latency.
 		for _, e := range res.ErrorsByCode {
 			fmt.Fprintf(stderr, "%s: ignored error %d %d times (%s)\n", ProgName, e.Code, e.Count, e.Message)

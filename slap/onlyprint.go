@@ -35,7 +35,7 @@ const stdioBufferSize = 4096
 //
 // Warnings about system commands go to stderr, as does nothing else.
 func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error) {
-	if err := o.FinishOwn(); err != nil {
+	if err := o.finishExtensions(); err != nil {
 		return err
 	}
 	random, err := newRunRandom(o, p, runSeed(o))

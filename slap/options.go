@@ -91,7 +91,7 @@ type Options struct {
 	EnableCleartextPlugin bool   // --enable-cleartext-plugin
 
 	// goslap's own options (beyond mysqlslap), see options_load.go.
-	Own OwnOptions
+	Ext Extensions
 
 	// Positional words (at most two are allowed and ignored, as in mysqlslap).
 	Args []string

@@ -11,7 +11,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
-// OwnOptions holds goslap's own options (beyond mysqlslap). They are long
+// Extensions holds the options goslap adds to mysqlslap. They are long
 // names only, matched by their full name, listed in their own --help section
 // and must never collide with a MySQL or MariaDB mysqlslap option name
 // (TestPrefixesSurviveExtraOptions and TestLoadOptionNames check this).
@@ -19,11 +19,11 @@ import (
 // To add one: add a field here and a row in loadOptions, e.g.
 //
 //	Seed    uint64 // --seed
-//	{Name: "seed", Arg: getopt.RequiredArg, Var: getopt.VarUint64, Uint64: &own.Seed, Help: "..."}
+//	{Name: "seed", Arg: getopt.RequiredArg, Var: getopt.VarUint64, Uint64: &ext.Seed, Help: "..."}
 //
 // For "--json[=FILE]" use Arg: getopt.OptionalArg with Var: getopt.VarString and
 // a Hook that records that the option was given.
-type OwnOptions struct {
+type Extensions struct {
 	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
 
 	// Latency (--latency) adds per-query latency, throughput and error
@@ -77,36 +77,36 @@ type OwnOptions struct {
 	ThreadBelowSet bool
 }
 
-// loadOptions returns the option rows for goslap's own options, bound to own.
-func loadOptions(own *OwnOptions) []*getopt.Option {
-	own.ShowProgress = true
+// loadOptions returns the option rows for goslap's own options, bound to ext.
+func loadOptions(ext *Extensions) []*getopt.Option {
+	ext.ShowProgress = true
 	rows := []*getopt.Option{
-		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Latency,
+		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.Latency,
 			Help: "Measure every query: print p50/p95/p99/p99.9/max latency, queries per second, " +
 				"executed queries, errors and the iteration time deviation under each Benchmark block, " +
 				"and as extra columns after the seven CSV columns."},
-		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &own.JSON,
+		{Name: "json", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &ext.JSON,
 			Help: "Write the whole invocation as one JSON document (options, and every target's server, per-benchmark figures and " +
 				"latency histograms) to the file named; to stdout (implying --silent) when no name or '-' is given.",
 			Hook: func(s getopt.Setting) error {
 				if s.HasValue && s.Value == "" {
 					return Exitf(1, "--json= names no file; use --json or --json=- for stdout, or --json=FILE")
 				}
-				own.JSONSet = true
+				ext.JSONSet = true
 				return nil
 			},
-			Off: func() error { own.JSON, own.JSONSet = "", false; return nil }},
-		{Name: "show-progress", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ShowProgress,
+			Off: func() error { ext.JSON, ext.JSONSet = "", false; return nil }},
+		{Name: "show-progress", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.ShowProgress,
 			Help: "Show a live progress line on stderr when it is a terminal and output is not silent " +
 				"(on by default; --skip-show-progress turns it off)."},
 		{Name: "run-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run each iteration for DURATION (30s, 2m, or seconds) instead of a number of queries.",
-			Hook: durationHook("run-time", &own.RunTime, false),
-			Off:  func() error { own.RunTime = 0; return nil }},
+			Hook: durationHook("run-time", &ext.RunTime, false),
+			Off:  func() error { ext.RunTime = 0; return nil }},
 		{Name: "warmup-time", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run the load for DURATION at the start of every iteration without measuring it.",
-			Hook: durationHook("warmup-time", &own.WarmupTime, true),
-			Off:  func() error { own.WarmupTime = 0; return nil }},
+			Hook: durationHook("warmup-time", &ext.WarmupTime, true),
+			Off:  func() error { ext.WarmupTime = 0; return nil }},
 		{Name: "rate", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Hold QPS queries per second across all clients on a fixed schedule (open loop); " +
 				"latency is also measured from each query's scheduled start.",
@@ -115,22 +115,22 @@ func loadOptions(own *OwnOptions) []*getopt.Option {
 				if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 					return Exitf(1, "--rate=%s: expected a number of queries per second greater than 0", s.Value)
 				}
-				own.Rate = v
+				ext.Rate = v
 				return nil
 			},
-			Off: func() error { own.Rate = 0; return nil }},
+			Off: func() error { ext.Rate = 0; return nil }},
 		{Name: "ignore-errors", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "all|CODE,...: continue past these server error codes (or all errors), count them " +
 				"per code and report them; with all, 2013, 2006 or 1927 a broken connection reconnects.",
-			Hook: func(s getopt.Setting) error { return own.setIgnoreErrors(s.Value) },
+			Hook: func(s getopt.Setting) error { return ext.setIgnoreErrors(s.Value) },
 			Off: func() error {
-				own.IgnoreErrors, own.IgnoreAllErrors, own.IgnoreCodes = "", false, nil
+				ext.IgnoreErrors, ext.IgnoreAllErrors, ext.IgnoreCodes = "", false, nil
 				return nil
 			}},
-		{Name: "exact-count", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.ExactCount,
+		{Name: "exact-count", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.ExactCount,
 			Help: "Spread --number-of-queries over the clients so that exactly that many run " +
 				"(mysqlslap runs the quotient per client)."},
-		{Name: "templates", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &own.Templates,
+		{Name: "templates", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.Templates,
 			Help: "Render gofakeit placeholders such as {firstname}, {email}, {number:1,1000}, {uuid} " +
 				"in --query, --create, --pre-query and --post-query, freshly and SQL-escaped for every execution."},
 		{Name: "seed", Arg: getopt.RequiredArg, Var: getopt.VarNone,
@@ -140,10 +140,10 @@ func loadOptions(own *OwnOptions) []*getopt.Option {
 				if err != nil {
 					return Exitf(1, "--seed=%s: expected a whole number", s.Value)
 				}
-				own.Seed, own.SeedSet = v, true
+				ext.Seed, ext.SeedSet = v, true
 				return nil
 			},
-			Off: func() error { own.Seed, own.SeedSet = 0, false; return nil }},
+			Off: func() error { ext.Seed, ext.SeedSet = 0, false; return nil }},
 		{Name: "thread-per-client-below", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run a load of fewer than N clients with one OS thread and a blocking socket per client " +
 				"(less CPU per query at low concurrency); at N clients or more, or with TLS or compression, " +
@@ -154,12 +154,12 @@ func loadOptions(own *OwnOptions) []*getopt.Option {
 				if err != nil || v < 0 {
 					return Exitf(1, "--thread-per-client-below=%s: expected a whole number of clients", s.Value)
 				}
-				own.ThreadBelow, own.ThreadBelowSet = v, true
+				ext.ThreadBelow, ext.ThreadBelowSet = v, true
 				return nil
 			},
-			Off: func() error { own.ThreadBelow, own.ThreadBelowSet = 0, false; return nil }},
+			Off: func() error { ext.ThreadBelow, ext.ThreadBelowSet = 0, false; return nil }},
 	}
-	return append(rows, sandboxOptions(&own.Sandbox)...)
+	return append(rows, sandboxOptions(&ext.Sandbox)...)
 }
 
 // durationHook parses Go durations ("30s", "1m30s") and plain seconds
@@ -188,65 +188,65 @@ func ParseDuration(v string) (time.Duration, error) {
 	return time.ParseDuration(v)
 }
 
-func (own *OwnOptions) setIgnoreErrors(v string) error {
-	own.IgnoreErrors = v
-	own.IgnoreAllErrors = false
-	own.IgnoreCodes = map[uint16]bool{}
+func (ext *Extensions) setIgnoreErrors(v string) error {
+	ext.IgnoreErrors = v
+	ext.IgnoreAllErrors = false
+	ext.IgnoreCodes = map[uint16]bool{}
 	for _, f := range strings.Split(v, ",") {
 		f = strings.TrimSpace(f)
 		if strings.EqualFold(f, "all") {
-			own.IgnoreAllErrors = true
+			ext.IgnoreAllErrors = true
 			continue
 		}
 		n, err := strconv.ParseUint(f, 10, 16)
 		if err != nil || n == 0 {
 			return Exitf(1, "--ignore-errors=%s: expected all or a comma-separated list of error codes (1146,1213)", v)
 		}
-		own.IgnoreCodes[uint16(n)] = true
+		ext.IgnoreCodes[uint16(n)] = true
 	}
 	return nil
 }
 
 // Tolerates reports whether --ignore-errors covers code.
-func (own *OwnOptions) Tolerates(code uint16) bool {
-	return own.IgnoreAllErrors || own.IgnoreCodes[code]
+func (ext *Extensions) Tolerates(code uint16) bool {
+	return ext.IgnoreAllErrors || ext.IgnoreCodes[code]
 }
 
 // threadBelow is --thread-per-client-below for mysqlconn.StartThreads
 // (-1: its default).
-func (own *OwnOptions) threadBelow() int {
-	if !own.ThreadBelowSet {
+func (ext *Extensions) threadBelow() int {
+	if !ext.ThreadBelowSet {
 		return -1
 	}
-	return own.ThreadBelow
+	return ext.ThreadBelow
 }
 
 // TolerantErrors reports whether --ignore-errors was given.
-func (own *OwnOptions) TolerantErrors() bool {
-	return own.IgnoreAllErrors || len(own.IgnoreCodes) > 0
+func (ext *Extensions) TolerantErrors() bool {
+	return ext.IgnoreAllErrors || len(ext.IgnoreCodes) > 0
 }
 
-// CheckOwn rejects combinations of goslap's own options that cannot work.
+// checkExtensions rejects combinations of goslap's own options that cannot work.
 // Run calls it before connecting.
-func (o *Options) CheckOwn() error {
-	own := &o.Own
-	if own.ExactCount && o.NumberOfQueries == 0 {
+func (o *Options) checkExtensions() error {
+	ext := &o.Ext
+	if ext.ExactCount && o.NumberOfQueries == 0 {
 		return Exitf(1, "--exact-count needs --number-of-queries")
 	}
-	if own.ExactCount && o.ExecuteNumber != 0 {
+	if ext.ExactCount && o.ExecuteNumber != 0 {
 		return Exitf(1, "--exact-count cannot be combined with --auto-generate-sql-execute-number (it sets the count per client)")
 	}
-	if own.JSONSet && JSONToStdout(o) && o.CSVSet && (o.CSV == "" || strings.HasPrefix(o.CSV, "-")) {
+	if ext.JSONSet && JSONToStdout(o) && o.CSVSet && (o.CSV == "" || strings.HasPrefix(o.CSV, "-")) {
 		return Exitf(1, "--json and --csv cannot both write to stdout; give one of them a file name")
 	}
 	return nil
 }
 
-// FinishOwn checks goslap's own options (CheckOwn) and applies what they
+// finishExtensions checks goslap's own options (checkExtensions) and applies what they
 // imply: a JSON document on stdout makes the run silent, as --csv does.
 // Run and OnlyPrint call it; calling it twice is harmless.
-func (o *Options) FinishOwn() error {
-	if err := o.CheckOwn(); err != nil {
+func (o *Options) finishExtensions() error {
+	if err := o.checkExtensions(); err != nil {
 		return err
 	}
 	if JSONToStdout(o) {
@@ -257,5 +257,5 @@ func (o *Options) FinishOwn() error {
 
 // JSONToStdout reports a bare --json or --json=-.
 func JSONToStdout(o *Options) bool {
-	return o.Own.JSONSet && (o.Own.JSON == "" || o.Own.JSON == "-")
+	return o.Ext.JSONSet && (o.Ext.JSON == "" || o.Ext.JSON == "-")
 }

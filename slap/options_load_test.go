@@ -66,25 +66,25 @@ func TestLoadOptionsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own := o.Own
+	own := o.Ext
 	if !own.Latency || !own.JSONSet || own.JSON != "out.json" || own.ShowProgress ||
 		own.RunTime != 90*time.Second || own.WarmupTime != 2500*time.Millisecond || own.Rate != 1500.5 ||
 		!own.Tolerates(1146) || !own.Tolerates(2013) || own.Tolerates(1062) || own.IgnoreAllErrors ||
 		!own.ExactCount || !own.Templates || own.Seed != 42 || !own.SeedSet {
 		t.Errorf("parsed %+v", own)
 	}
-	if err := o.FinishOwn(); err != nil || o.Silent {
-		t.Errorf("FinishOwn: %v, silent %v", err, o.Silent)
+	if err := o.finishExtensions(); err != nil || o.Silent {
+		t.Errorf("finishExtensions: %v, silent %v", err, o.Silent)
 	}
 
 	o, err, _ = parseForTest(t, nil, nil, "--json", "--ignore-errors=ALL")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.Own.ShowProgress || !JSONToStdout(o) || !o.Own.Tolerates(9999) {
-		t.Errorf("defaults: %+v", o.Own)
+	if !o.Ext.ShowProgress || !JSONToStdout(o) || !o.Ext.Tolerates(9999) {
+		t.Errorf("defaults: %+v", o.Ext)
 	}
-	if err := o.FinishOwn(); err != nil || !o.Silent {
+	if err := o.finishExtensions(); err != nil || !o.Silent {
 		t.Errorf("bare --json must imply silent: %v %v", err, o.Silent)
 	}
 	// Without goslap options nothing changes.
@@ -92,8 +92,8 @@ func TestLoadOptionsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Own.Latency || o.Own.JSONSet || o.Own.RunTime != 0 || o.Own.Rate != 0 || o.Own.TolerantErrors() || o.Own.Templates {
-		t.Errorf("defaults changed: %+v", o.Own)
+	if o.Ext.Latency || o.Ext.JSONSet || o.Ext.RunTime != 0 || o.Ext.Rate != 0 || o.Ext.TolerantErrors() || o.Ext.Templates {
+		t.Errorf("defaults changed: %+v", o.Ext)
 	}
 }
 
@@ -129,7 +129,7 @@ func TestLoadOptionsRejected(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if err := o.FinishOwn(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := o.finishExtensions(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -186,19 +186,19 @@ func TestLoadValueOptionsSkipMeansOff(t *testing.T) {
 				t.Errorf("%s: %v %s", off, err, stderr)
 				continue
 			}
-			if !reflect.DeepEqual(o.Own, none.Own) {
-				t.Errorf("--%s=%s %s: own options %+v, want the defaults %+v", spec.Name, sample, off, o.Own, none.Own)
+			if !reflect.DeepEqual(o.Ext, none.Ext) {
+				t.Errorf("--%s=%s %s: own options %+v, want the defaults %+v", spec.Name, sample, off, o.Ext, none.Ext)
 			}
 		}
 	}
 	// The double negation and --enable- mean the bare option.
 	o, err, _ := parseForTest(t, nil, nil, "--skip-json=0")
 	if err != nil || !JSONToStdout(o) {
-		t.Errorf("--skip-json=0: %v, JSON %q set %v", err, o.Own.JSON, o.Own.JSONSet)
+		t.Errorf("--skip-json=0: %v, JSON %q set %v", err, o.Ext.JSON, o.Ext.JSONSet)
 	}
 	o, err, _ = parseForTest(t, nil, nil, "--enable-sandbox")
-	if err != nil || !o.Own.Sandbox.SandboxSet || o.Own.Sandbox.Sandbox != "" {
-		t.Errorf("--enable-sandbox: %v, %+v", err, o.Own.Sandbox)
+	if err != nil || !o.Ext.Sandbox.SandboxSet || o.Ext.Sandbox.Sandbox != "" {
+		t.Errorf("--enable-sandbox: %v, %+v", err, o.Ext.Sandbox)
 	}
 	_, err, _ = parseForTest(t, nil, nil, "--enable-rate")
 	if code, msg := exitCode(err); code != getopt.ExitArgumentRequired || msg != "goslap: option '--rate' requires an argument" {

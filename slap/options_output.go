@@ -19,15 +19,15 @@ import (
 // opened for writing without truncation, and a new one is probed with a
 // temporary file in its directory that is removed at once.
 func (o *Options) CheckOutputFiles() error {
-	if o.OnlyPrint && o.Own.JSONSet {
+	if o.OnlyPrint && o.Ext.JSONSet {
 		return Exitf(1, "--only-print runs nothing: it cannot be combined with --json")
 	}
-	if o.Own.JSONSet && !JSONToStdout(o) {
-		if err := checkWritable(o.Own.JSON, false); err != nil {
-			return Exitf(1, "--json=%s: cannot write the file: %v", o.Own.JSON, err)
+	if o.Ext.JSONSet && !JSONToStdout(o) {
+		if err := checkWritable(o.Ext.JSON, false); err != nil {
+			return Exitf(1, "--json=%s: cannot write the file: %v", o.Ext.JSON, err)
 		}
 	}
-	if plot := o.Own.Sandbox.Plot; plot != "" {
+	if plot := o.Ext.Sandbox.Plot; plot != "" {
 		format := strings.ToLower(strings.TrimPrefix(filepath.Ext(plot), "."))
 		if !slices.Contains(compare.ChartFormats, format) {
 			return Exitf(1, "--plot=%s: the file name must end in %s", plot, chartExtensions())

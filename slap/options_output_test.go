@@ -50,8 +50,8 @@ func TestOutputFilesCheckedUpFront(t *testing.T) {
 	// Paths that can be written pass and leave nothing behind; an existing
 	// file keeps its content.
 	o := newOptions()
-	o.Own.JSON, o.Own.JSONSet = existing, true
-	o.Own.Sandbox.Plot = filepath.Join(dir, "chart.svg")
+	o.Ext.JSON, o.Ext.JSONSet = existing, true
+	o.Ext.Sandbox.Plot = filepath.Join(dir, "chart.svg")
 	if err := o.CheckOutputFiles(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 //
 //	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
 //
-// to OwnOptions and let loadOptions return
+// to Extensions and let loadOptions return
 //
 //	sandboxOptions(&own.Sandbox)
 //

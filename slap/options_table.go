@@ -196,7 +196,7 @@ func optionTable(st *parseState) []*optSpec {
 	for _, opt := range mysqlOnlyOptions(o) {
 		add(sectionMySQL, opt, nil)
 	}
-	for _, opt := range append(safetyOptions(o), loadOptions(&o.Own)...) {
+	for _, opt := range append(safetyOptions(o), loadOptions(&o.Ext)...) {
 		add(sectionGoslap, opt, nil)
 	}
 	for _, opt := range workloadOptions(&o.workload, t) {

@@ -36,7 +36,7 @@ type progressLine struct {
 // progress line is off: --skip-show-progress, silent output, -vvv (the
 // statement echo would tear it), or stderr not a terminal.
 func progressTerminal(o *Options, stderr io.Writer) *os.File {
-	if !o.Own.ShowProgress || o.Silent || o.Verbose >= 3 {
+	if !o.Ext.ShowProgress || o.Silent || o.Verbose >= 3 {
 		return nil
 	}
 	f, ok := stderr.(*os.File)

@@ -27,7 +27,7 @@ func TestFormatProgress(t *testing.T) {
 
 func TestProgressOnlyOnTerminal(t *testing.T) {
 	o := &Options{}
-	o.Own.ShowProgress = true
+	o.Ext.ShowProgress = true
 	if progressTerminal(o, &bytes.Buffer{}) != nil {
 		t.Error("progress on a buffer")
 	}

@@ -28,8 +28,8 @@ type runRandom struct {
 
 // runSeed is --seed, or a random seed when none was given.
 func runSeed(o *Options) uint64 {
-	if o.Own.SeedSet {
-		return o.Own.Seed
+	if o.Ext.SeedSet {
+		return o.Ext.Seed
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -38,7 +38,7 @@ func runSeed(o *Options) uint64 {
 
 func newRunRandom(o *Options, p *sqlgen.Plan, seed uint64) (*runRandom, error) {
 	rr := &runRandom{seed: seed}
-	if !o.Own.Templates {
+	if !o.Ext.Templates {
 		return rr, nil
 	}
 	var err error

@@ -76,8 +76,8 @@ func TestLatencyCSVGolden(t *testing.T) {
 
 func TestJSONDocumentGolden(t *testing.T) {
 	o := &Options{User: "root", Password: "s3cret", PasswordSet: true, Concurrency: "4", Iterations: 3, NumberOfQueries: 2000}
-	o.Own.JSONSet, o.Own.Latency, o.Own.RunTime = true, true, 90*time.Second
-	o.Own.Sandbox.Targets = []string{"a:server:/run/a.sock,user=u,password=s3cret", "b:sandbox"}
+	o.Ext.JSONSet, o.Ext.Latency, o.Ext.RunTime = true, true, 90*time.Second
+	o.Ext.Sandbox.Targets = []string{"a:server:/run/a.sock,user=u,password=s3cret", "b:sandbox"}
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	server := &jsondoc.Server{Version: "10.11.6-MariaDB", VersionComment: "Debian",
 		Variables: map[string]string{"default_storage_engine": "InnoDB", "max_connections": "151"}}

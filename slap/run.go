@@ -50,7 +50,7 @@ var ErrInterrupted = errors.New("interrupted")
 // Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
 // those lines before it connects). --only-print is OnlyPrint's job, not Run's.
 func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results []BenchmarkResult, err error) {
-	if err := o.FinishOwn(); err != nil {
+	if err := o.finishExtensions(); err != nil {
 		return nil, err
 	}
 	seed := runSeed(o)
@@ -75,7 +75,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 	defer r.main.Close()
 	defer r.closeLedger()
 	r.own = own
-	if out.Record != nil && o.Own.JSONSet {
+	if out.Record != nil && o.Ext.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
 	results, err = r.run()
@@ -178,7 +178,7 @@ func (r *runner) run() ([]BenchmarkResult, error) {
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
 	writeBlock, writeCSV := WriteBenchmark, WriteCSVLine
-	if r.o.Own.Latency {
+	if r.o.Ext.Latency {
 		writeBlock, writeCSV = WriteBenchmarkLatency, WriteCSVLineLatency
 	}
 	if !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint {

@@ -102,7 +102,7 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 	}
 	// Before the first target: a bare --json is silent for the whole
 	// invocation (no Target: lines, no table), not only inside each run.
-	if err := o.FinishOwn(); err != nil {
+	if err := o.finishExtensions(); err != nil {
 		return nil, err
 	}
 	comparing := len(s.Targets) > 0

@@ -237,8 +237,8 @@ func refusedWithWorkload(o *Options) string {
 		{o.AutoGenerateSQL, "auto-generate-sql"}, {o.QuerySet, "query"}, {o.CreateSet, "create"},
 		{o.PreQuerySet, "pre-query"}, {o.PostQuerySet, "post-query"}, {o.PreSystem != "", "pre-system"},
 		{o.PostSystem != "", "post-system"}, {o.Commit != 0, "commit"}, {o.Detach != 0, "detach"},
-		{o.OnlyPrint, "only-print"}, {o.CSVSet, "csv"}, {o.Own.ExactCount, "exact-count"},
-		{o.Own.Templates, "templates"}, {o.AllowDropExistingSchema, "allow-drop-existing-schema"},
+		{o.OnlyPrint, "only-print"}, {o.CSVSet, "csv"}, {o.Ext.ExactCount, "exact-count"},
+		{o.Ext.Templates, "templates"}, {o.AllowDropExistingSchema, "allow-drop-existing-schema"},
 	} {
 		if r.given {
 			return r.name
@@ -257,7 +257,7 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if name := refusedWithWorkload(o); name != "" {
 		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
-	if o.Own.JSONSet {
+	if o.Ext.JSONSet {
 		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
 	}
 	settings := meta.NewSettings()
@@ -277,8 +277,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if schema == "mysqlslap" { // mysqlslap's default: the workloads' own is sbtest
 		schema = "sbtest"
 	}
-	seed := o.Own.Seed
-	if !o.Own.SeedSet {
+	seed := o.Ext.Seed
+	if !o.Ext.SeedSet {
 		seed = uint64(time.Now().UnixNano())
 	}
 	common := workload.Common{Schema: schema, Seed: seed, Verbose: o.Verbose}
@@ -292,7 +292,7 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	}
 	cfg = &study.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
 		Scales: scales, ScaleName: scaleLabel, Iterations: int(o.Iterations),
-		Duration: o.Own.RunTime, Events: o.NumberOfQueries, Warmup: o.Own.WarmupTime, Rate: o.Own.Rate}
+		Duration: o.Ext.RunTime, Events: o.NumberOfQueries, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate}
 	if o.EngineSet {
 		if cfg.Engines, err = study.ParseEngines(o.Engine); err != nil {
 			return nil, false, Exitf(1, "%v", err)
@@ -317,13 +317,13 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	}
 	// sysbench's default: deadlocks and lock waits restart the transaction.
 	ignore := map[uint16]bool{1213: true, 1020: true, 1205: true}
-	if o.Own.TolerantErrors() {
-		ignore = o.Own.IgnoreCodes
+	if o.Ext.TolerantErrors() {
+		ignore = o.Ext.IgnoreCodes
 	}
-	all := o.Own.IgnoreAllErrors
+	all := o.Ext.IgnoreAllErrors
 	cfg.Ignore = func(code uint16) bool { return all || ignore[code] }
 
-	sb := &o.Own.Sandbox
+	sb := &o.Ext.Sandbox
 	if err := sb.CheckSandbox(o); err != nil {
 		return nil, false, err
 	}
@@ -348,7 +348,7 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
-	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Own.Latency,
+	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
 	if o.Silent {

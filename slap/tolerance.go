@@ -43,11 +43,11 @@ func classifyError(err error) (code uint16, msg string, broken bool) {
 // tolerates reports whether --ignore-errors lets a client go on after an
 // error with code; a broken connection also needs reconnecting, which
 // happens when its code, 2013, 2006 or 1927 is listed, or all.
-func (own *OwnOptions) tolerates(code uint16, broken bool) bool {
-	if own.Tolerates(code) {
+func (ext *Extensions) tolerates(code uint16, broken bool) bool {
+	if ext.Tolerates(code) {
 		return true
 	}
-	return broken && (own.IgnoreCodes[crServerLost] || own.IgnoreCodes[crServerGoneError] || own.IgnoreCodes[erConnectionKilled])
+	return broken && (ext.IgnoreCodes[crServerLost] || ext.IgnoreCodes[crServerGoneError] || ext.IgnoreCodes[erConnectionKilled])
 }
 
 // Reconnect back-off: 10 ms doubling up to 1 s, for at most reconnectFor.

@@ -129,7 +129,7 @@ func (lp *loadPhase) run() (int64, error) {
 	finished := make(chan struct{})
 	ready.Add(lp.clients)
 	done.Add(lp.clients)
-	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Own.threadBelow())
+	lp.threads = lp.r.workers.StartThreads(lp.clients, lp.r.o.Ext.threadBelow())
 	defer lp.threads.Stop()
 	for i := range lp.clients {
 		go func(id int) {
@@ -508,7 +508,7 @@ func (c *clientRun) failed(err error, text string, measure bool) bool {
 	if lp.stop.Load() {
 		return false
 	}
-	own := &lp.r.o.Own
+	own := &lp.r.o.Ext
 	code, msg, broken := classifyError(err)
 	if !own.TolerantErrors() || !own.tolerates(code, broken) {
 		lp.fail(Exitf(1, "Cannot run query %s ERROR : %s", text, mysqlconn.ErrorText(err)))
