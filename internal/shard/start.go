@@ -1,0 +1,353 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultBarrierDelay is the wait after the barrier's last arrival when
+// --start-at=barrier gives none: long enough for every poller (50 ms
+// apart) to have seen the last arrival and to sleep to the instant.
+const DefaultBarrierDelay = time.Second
+
+// LateTolerance is how late a shard may reach the start before
+// --late-start=fail refuses to run it (lateness is recorded whatever it is).
+const LateTolerance = time.Second
+
+// StartAt is --start-at's value: a wall-clock instant, or the database
+// barrier (start = server time of the last shard's arrival + Delay).
+type StartAt struct {
+	At      time.Time // the instant; zero with Barrier
+	Barrier bool
+	Delay   time.Duration // Barrier only
+	Text    string        // as given (part of the default run id)
+}
+
+// Active reports a --start-at given.
+func (s StartAt) Active() bool { return s.Barrier || !s.At.IsZero() }
+
+// ParseStartAt reads --start-at: RFC 3339 (fractions of a second allowed,
+// 2026-12-03T16:00:00.250Z), now+DURATION (now being the shard's clock when
+// it parses), barrier or barrier+DURATION.
+func ParseStartAt(v string, now time.Time) (StartAt, error) {
+	v = strings.TrimSpace(v)
+	s := StartAt{Text: v}
+	plus := func(prefix string) (time.Duration, bool, error) {
+		rest, ok := strings.CutPrefix(strings.ToLower(v), prefix)
+		if !ok {
+			return 0, false, nil
+		}
+		if rest == "" && prefix == "barrier" {
+			return DefaultBarrierDelay, true, nil
+		}
+		d, err := time.ParseDuration(strings.TrimPrefix(rest, "+"))
+		if err != nil || !strings.HasPrefix(rest, "+") || d < 0 {
+			return 0, true, fmt.Errorf("--start-at=%s: want %s+DURATION with a duration such as 3s or 1m30s", v, prefix)
+		}
+		return d, true, nil
+	}
+	if d, ok, err := plus("now"); ok {
+		if err != nil {
+			return StartAt{}, err
+		}
+		s.At = now.Add(d)
+		return s, nil
+	}
+	if d, ok, err := plus("barrier"); ok {
+		if err != nil {
+			return StartAt{}, err
+		}
+		s.Barrier, s.Delay = true, d
+		return s, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return StartAt{}, fmt.Errorf("--start-at=%s: want an RFC 3339 time (2026-12-03T16:00:00.5Z), now+DURATION or barrier[+DURATION]", v)
+	}
+	s.At = t
+	return s, nil
+}
+
+// ParseLateStart reads --late-start: "run" (start at once, recording how
+// late) or "fail" (an error when later than LateTolerance).
+func ParseLateStart(v string) (fail bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "run":
+		return false, nil
+	case "fail":
+		return true, nil
+	}
+	return false, fmt.Errorf("--late-start=%s: want run or fail", v)
+}
+
+var runIDChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// CheckRunID refuses a run id the barrier table cannot hold as given.
+func CheckRunID(id string) error {
+	if !runIDChars.MatchString(id) {
+		return fmt.Errorf("--run-id=%s: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
+	}
+	return nil
+}
+
+// DB is the connection the barrier goes through (mysqlconn.Conn).
+type DB interface {
+	Exec(stmt string) error
+	Query(stmt string) ([][][]byte, error)
+}
+
+// BarrierTable is created in the benchmark's schema. Rounds: 1, 2, ... are
+// the starts of the measured iterations; roundReady is shard 0's "data
+// prepared"; roundDone every shard's "finished", which shard 0 awaits
+// before it cleans up.
+const BarrierTable = "goslap_shard_barrier"
+
+const (
+	roundReady = -1
+	roundDone  = -2
+)
+
+// pollEvery is the barrier's polling period; staleAfter the age past which
+// rows of an earlier run with the same id are not counted.
+const (
+	pollEvery  = 50 * time.Millisecond
+	staleAfter = 10 * time.Minute
+)
+
+// ErrLate is a start reached later than LateTolerance with --late-start=fail.
+var ErrLate = errors.New("late for the shared start")
+
+// Starter synchronises one shard's starts with the other shards'. Its
+// methods are called from one goroutine (the study's runner).
+type Starter struct {
+	Spec     Spec
+	At       StartAt
+	LateFail bool
+	RunID    string
+	// DB is a connection to the benchmark's schema (not one of the
+	// measured clients'), used for the barrier and the clock offset.
+	DB DB
+	// Timeout bounds every wait for other shards (never hang).
+	Timeout time.Duration
+	Log     func(format string, args ...any)
+
+	round int
+	// Offset is the server's clock minus this machine's, measured at the
+	// first start (round-trip midpoint of the best of 5 reads).
+	Offset time.Duration
+	// Late is how late each start was reached (0 when on time).
+	Late []time.Duration
+	// Starts are the local instants of the starts.
+	Starts []time.Time
+}
+
+func (s *Starter) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return 10 * time.Minute
+}
+
+// Start waits for the next shared start and is the engine's Plan.Start:
+// it is called once all of the iteration's clients are connected. The
+// first start is --start-at's; with an instant, later ones go through the
+// barrier (no instant is known for them in advance) with a short delay.
+func (s *Starter) Start(ctx context.Context) error {
+	s.round++
+	if s.round == 1 && s.DB != nil {
+		off, err := ClockOffset(s.DB, 5)
+		if err != nil {
+			return fmt.Errorf("reading the server's clock: %w", err)
+		}
+		s.Offset = off
+	}
+	var at time.Time
+	if s.round == 1 && !s.At.Barrier {
+		at = s.At.At
+	} else {
+		delay := s.At.Delay
+		if !s.At.Barrier {
+			delay = 500 * time.Millisecond
+		}
+		if s.DB == nil {
+			return errors.New("the shard barrier needs a connection")
+		}
+		serverAt, err := s.barrier(ctx, s.round, delay)
+		if err != nil {
+			return err
+		}
+		at = serverAt.Add(-s.Offset)
+	}
+	late := time.Since(at)
+	if late < 0 {
+		late = 0
+		t := time.NewTimer(time.Until(at))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.Late = append(s.Late, late)
+	s.Starts = append(s.Starts, at)
+	if late > LateTolerance && s.LateFail {
+		return fmt.Errorf("shard %s reached the start %s late (--late-start=fail allows %s): %w", s.Spec, late.Round(time.Millisecond), LateTolerance, ErrLate)
+	}
+	if late > LateTolerance && s.Log != nil {
+		s.Log("shard %s reached the start %s late: started at once (--late-start=fail makes this an error)", s.Spec, late.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// MaxLate is the largest lateness of the starts so far.
+func (s *Starter) MaxLate() time.Duration {
+	var m time.Duration
+	for _, l := range s.Late {
+		m = max(m, l)
+	}
+	return m
+}
+
+func (s *Starter) quoted() string { return "'" + s.RunID + "'" } // CheckRunID allows no quote
+
+func (s *Starter) create() error {
+	return s.DB.Exec("CREATE TABLE IF NOT EXISTS " + BarrierTable + " (run_id VARCHAR(64) NOT NULL, round INT NOT NULL, " +
+		"shard INT NOT NULL, arrived DATETIME(6) NOT NULL, PRIMARY KEY (run_id, round, shard)) ENGINE=InnoDB")
+}
+
+func (s *Starter) arrive(round int) error {
+	if err := s.create(); err != nil {
+		return fmt.Errorf("creating the shard barrier table %s: %w", BarrierTable, err)
+	}
+	// REPLACE: a shard run again with the same index replaces its row.
+	err := s.DB.Exec(fmt.Sprintf("REPLACE INTO %s VALUES (%s, %d, %d, NOW(6))", BarrierTable, s.quoted(), round, s.Spec.Index))
+	if err != nil {
+		return fmt.Errorf("writing the shard barrier: %w", err)
+	}
+	return nil
+}
+
+// wait polls until want shards (of indexes [0, want) for want = Count,
+// or shard 0 alone for want = 1) have arrived at round; it returns the
+// server time of the last arrival.
+func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.Time, error) {
+	q := fmt.Sprintf("SELECT COUNT(*), UNIX_TIMESTAMP(MAX(arrived)) FROM %s "+
+		"WHERE run_id = %s AND round = %d AND shard < %d AND arrived > NOW(6) - INTERVAL %d SECOND",
+		BarrierTable, s.quoted(), round, want, int(staleAfter/time.Second))
+	giveUp := time.Now().Add(s.timeout())
+	for {
+		rows, err := s.DB.Query(q)
+		if err != nil && !strings.Contains(err.Error(), "1146") { // the table is not there yet
+			return time.Time{}, fmt.Errorf("reading the shard barrier: %w", err)
+		}
+		if err == nil && len(rows) == 1 {
+			n, _ := strconv.Atoi(string(rows[0][0]))
+			if n >= want {
+				return parseUnix(string(rows[0][1]))
+			}
+		}
+		if time.Now().After(giveUp) {
+			return time.Time{}, fmt.Errorf("shard %s waited %s for %s (run id %s) and gave up", s.Spec, s.timeout(), what, s.RunID)
+		}
+		select {
+		case <-time.After(pollEvery):
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+// barrier arrives at round and waits for all shards; the start is the
+// server time of the last arrival plus delay.
+func (s *Starter) barrier(ctx context.Context, round int, delay time.Duration) (time.Time, error) {
+	if err := s.arrive(round); err != nil {
+		return time.Time{}, err
+	}
+	last, err := s.wait(ctx, round, s.Spec.Count, fmt.Sprintf("all %d shards to be ready", s.Spec.Count))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return last.Add(delay), nil
+}
+
+// Prepared is shard 0's "the data is loaded"; WaitPrepared the other
+// shards' wait for it.
+func (s *Starter) Prepared() error { return s.arrive(roundReady) }
+
+func (s *Starter) WaitPrepared(ctx context.Context) error {
+	_, err := s.wait(ctx, roundReady, 1, "shard 0 to prepare the data")
+	return err
+}
+
+// Finished records this shard's end; shard 0 then waits for every shard
+// before its cleanup (WaitFinished) and removes the run's rows (Forget).
+func (s *Starter) Finished() error { return s.arrive(roundDone) }
+
+func (s *Starter) WaitFinished(ctx context.Context) error {
+	_, err := s.wait(ctx, roundDone, s.Spec.Count, "every shard to finish")
+	return err
+}
+
+// Forget deletes the run's barrier rows, and the table once no run has
+// rows in it (goslap created it).
+func (s *Starter) Forget() error {
+	if err := s.DB.Exec("DELETE FROM " + BarrierTable + " WHERE run_id = " + s.quoted()); err != nil {
+		return err
+	}
+	rows, err := s.DB.Query("SELECT COUNT(*) FROM " + BarrierTable)
+	if err == nil && len(rows) == 1 && string(rows[0][0]) == "0" {
+		return s.DB.Exec("DROP TABLE IF EXISTS " + BarrierTable)
+	}
+	return err
+}
+
+// ClockOffset estimates the server's clock minus this machine's: of
+// samples reads of the server's time, the one with the shortest round
+// trip, against the midpoint of its round trip.
+func ClockOffset(db DB, samples int) (time.Duration, error) {
+	best, bestRTT := time.Duration(0), time.Duration(-1)
+	for range max(samples, 1) {
+		t0 := time.Now()
+		rows, err := db.Query("SELECT UNIX_TIMESTAMP(NOW(6))")
+		t1 := time.Now()
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) != 1 || len(rows[0]) != 1 {
+			return 0, errors.New("the server's time: no row")
+		}
+		server, err := parseUnix(string(rows[0][0]))
+		if err != nil {
+			return 0, err
+		}
+		rtt := t1.Sub(t0)
+		if bestRTT < 0 || rtt < bestRTT {
+			bestRTT = rtt
+			best = server.Sub(t0.Add(rtt / 2))
+		}
+	}
+	return best, nil
+}
+
+// parseUnix reads "1733241600.123456" exactly (no float rounding).
+func parseUnix(v string) (time.Time, error) {
+	sec, frac, _ := strings.Cut(v, ".")
+	s, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the server's time %q: %w", v, err)
+	}
+	ns := int64(0)
+	if frac != "" {
+		frac = (frac + "000000000")[:9]
+		if ns, err = strconv.ParseInt(frac, 10, 64); err != nil {
+			return time.Time{}, fmt.Errorf("the server's time %q: %w", v, err)
+		}
+	}
+	return time.Unix(s, ns), nil
+}
