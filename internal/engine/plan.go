@@ -71,6 +71,10 @@ type Plan struct {
 	// Seed keys the arrival schedule's random streams (with the global
 	// client id), so a rerun with the same seed paces the same way.
 	Seed uint64
+
+	// Start, when set, is called once every client is connected and
+	// begun, before the clock starts (see start.go).
+	Start StartFunc
 }
 
 func (p *Plan) check() error {

@@ -155,6 +155,11 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		}
 		return r.benchmark(time.Now(), stopInterrupt), ErrInterrupted
 	}
+	if err := r.awaitStart(ctx); err != nil {
+		close(release)
+		<-finished
+		return nil, err
+	}
 
 	r.base = time.Now()
 	r.measureFrom = r.base.Add(p.Warmup)
