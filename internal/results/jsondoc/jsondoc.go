@@ -56,13 +56,26 @@ type Document struct {
 	Benchmarks []Benchmark `json:"benchmarks"`
 	// Error is the message of an invocation that failed or was
 	// interrupted; the benchmarks that finished are still listed.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`	// Merged is present on a document merged from shards (goslap merge).
+	Merged *Merged `json:"merged,omitempty"`
 }
 
-// Shard identifies one part of a run split over several invocations.
+// Shard identifies one part of a run split over several invocations
+// (package shard; internal/merge combines the parts).
 type Shard struct {
 	Index int `json:"index"` // 0-based
 	Count int `json:"count"`
+	// RunID is shared by all shards of one run; PlanHash (see PlanHash)
+	// is the same for shards of one plan. Merge refuses a mix of either.
+	RunID    string `json:"run_id"`
+	PlanHash string `json:"plan_hash"`
+	Host     string `json:"host"`
+	// ClockOffsetMicros is the server's clock minus this host's, read
+	// before the first start.
+	ClockOffsetMicros int64 `json:"clock_offset_us"`
+	// StartLateMicros is how late this shard reached each shared start
+	// (one per measured iteration, 0 when on time).
+	StartLateMicros []int64 `json:"start_late_us"`
 }
 
 // Target is one measured server.
