@@ -56,7 +56,7 @@ type Document struct {
 	Benchmarks []Benchmark `json:"benchmarks"`
 	// Error is the message of an invocation that failed or was
 	// interrupted; the benchmarks that finished are still listed.
-	Error string `json:"error,omitempty"`	// Merged is present on a document merged from shards (goslap merge).
+	Error  string  `json:"error,omitempty"` // Merged is present on a document merged from shards (goslap merge).
 	Merged *Merged `json:"merged,omitempty"`
 }
 

@@ -83,7 +83,7 @@ func TestUnsetShardIsOmitted(t *testing.T) {
 	for _, c := range []struct {
 		shard *Shard
 		want  string
-	}{{nil, ""}, {&Shard{Index: 0, Count: 2}, `"shard":{"index":0,"count":2}`}} {
+	}{{nil, ""}, {&Shard{Index: 0, Count: 2}, `"shard":{"index":0,"count":2,"run_id":`}} {
 		d.Shard = c.shard
 		data, err := json.Marshal(d)
 		if err != nil {
