@@ -27,6 +27,9 @@ func run(args []string, env Env) int {
 	if handled, code := runWorkload(o, env); handled {
 		return code
 	}
+	if err := refuseShardedMysqlslap(o); err != nil {
+		return report(env.Stderr, err)
+	}
 	sandbox := &o.Ext.Sandbox
 	if err := sandbox.CheckSandbox(o); err != nil {
 		return report(env.Stderr, err)

@@ -25,6 +25,7 @@ import (
 // a Hook that records that the option was given.
 type Extensions struct {
 	Sandbox SandboxOptions // --sandbox, --sandbox-option, --target, --plot
+	Shard   ShardOptions   // --shard, --start-at, --late-start, --run-id
 
 	// Latency (--latency) adds per-query latency, throughput and error
 	// lines under each Benchmark block and columns after the CSV line.
@@ -159,6 +160,7 @@ func loadOptions(ext *Extensions) []*getopt.Option {
 			},
 			Off: func() error { ext.ThreadBelow, ext.ThreadBelowSet = 0, false; return nil }},
 	}
+	rows = append(rows, shardOptions(&ext.Shard)...)
 	return append(rows, sandboxOptions(&ext.Sandbox)...)
 }
 

@@ -155,6 +155,7 @@ var offSamples = map[string]string{
 	"seed": "7", "sandbox": "/usr/sbin/mariadbd", "sandbox-option": "innodb_buffer_pool_size=1G",
 	"target": "a:sandbox", "plot": "chart.svg", "thread-per-client-below": "8",
 	"workload": "oltp_read_write", "sweep-server-option": "innodb_buffer_pool_size=1G,2G",
+	"shard": "1/3", "start-at": "now+3s", "late-start": "fail", "run-id": "r1", "shard-wait": "30s",
 }
 
 // TestLoadValueOptionsSkipMeansOff: for goslap's own options, --skip-X and

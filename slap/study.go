@@ -185,6 +185,8 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 		}
 		return false, 0
 	}
+	stdout := env.Stdout
+	env = shardReportOut(o, env)
 	cfg, defaultTime, err := studyConfig(o, env)
 	if err == nil {
 		err = cfg.Check()
@@ -208,6 +210,11 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 	res, err := study.Run(ctx, cfg)
 	if err == nil {
 		err = study.Finish(env.Stdout, cfg, res)
+	}
+	if cfg.Shard != nil && o.Ext.JSONSet && res != nil {
+		if jerr := writeShardDocument(o, stdout, cfg, res, err); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
@@ -257,7 +264,7 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if name := refusedWithWorkload(o); name != "" {
 		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
-	if o.Ext.JSONSet {
+	if o.Ext.JSONSet && o.Ext.Shard.Shard == "" {
 		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
 	}
 	settings := meta.NewSettings()
@@ -360,6 +367,9 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 				log(format, args...)
 			}
 		}
+	}
+	if err := applySharding(o, cfg); err != nil {
+		return nil, false, err
 	}
 	return cfg, defaultTime, nil
 }

@@ -59,11 +59,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail("merge: %v", err)
 		}
-		d, err := jsondoc.Decode(bytes.NewReader(data))
-		if err != nil {
-			return fail("merge: %s: %v", f, err)
+		for k, part := range Documents(data) {
+			name := f
+			if k > 0 {
+				name = fmt.Sprintf("%s (document %d)", f, k+1)
+			}
+			d, err := jsondoc.Decode(bytes.NewReader(part))
+			if err != nil {
+				return fail("merge: %s: %v", name, err)
+			}
+			in = append(in, Input{Name: name, Doc: d})
 		}
-		in = append(in, Input{Name: f, Doc: d})
 	}
 	res, err := Merge(in, allowPartial)
 	if err != nil {
@@ -148,3 +154,32 @@ func WriteReport(w io.Writer, d *jsondoc.Document) error {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// Markers a shard prints around its document on stdout (--json=-), so
+// that documents can be cut out of logs (kubectl logs of every pod).
+const (
+	DocBegin = "----- goslap shard document begin -----"
+	DocEnd   = "----- goslap shard document end -----"
+)
+
+// Documents returns the documents between markers in data, or data itself
+// when it has no marker.
+func Documents(data []byte) [][]byte {
+	if !bytes.Contains(data, []byte(DocBegin)) {
+		return [][]byte{data}
+	}
+	var out [][]byte
+	for {
+		i := bytes.Index(data, []byte(DocBegin))
+		if i < 0 {
+			return out
+		}
+		data = data[i+len(DocBegin):]
+		j := bytes.Index(data, []byte(DocEnd))
+		if j < 0 {
+			return append(out, data) // cut short: Decode says so
+		}
+		out = append(out, data[:j])
+		data = data[j+len(DocEnd):]
+	}
+}

@@ -298,6 +298,9 @@ func (s *Starter) WaitFinished(ctx context.Context) error {
 // rows in it (goslap created it).
 func (s *Starter) Forget() error {
 	if err := s.DB.Exec("DELETE FROM " + BarrierTable + " WHERE run_id = " + s.quoted()); err != nil {
+		if strings.Contains(err.Error(), "1146") {
+			return nil // never created
+		}
 		return err
 	}
 	rows, err := s.DB.Query("SELECT COUNT(*) FROM " + BarrierTable)

@@ -166,6 +166,9 @@ type Config struct {
 	Driver func(ep compare.Endpoint, schema string) (*mysql.Config, error)
 
 	Observer Observer
+
+	// Shard, when set, makes the study one shard of a split run (shard.go).
+	Shard *Sharding
 	// Plot, when set, is the chart file written at the end.
 	Plot string
 	// Table prints the side-by-side comparison at the end even with one
@@ -188,6 +191,9 @@ func (c *Config) axis() compare.Axis {
 // Check validates the combination (Run calls it first); front ends call it
 // before printing anything about the run.
 func (c *Config) Check() error {
+	if err := c.checkSharding(); err != nil {
+		return err
+	}
 	switch {
 	case c.Settings == nil || c.Workload == "":
 		return fmt.Errorf("no workload")

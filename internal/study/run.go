@@ -170,6 +170,9 @@ func (r *runner) target(ctx context.Context) ([]*Cell, error) {
 		return nil, err
 	}
 	defer main.Close()
+	if cfg.Shard != nil {
+		cfg.Shard.Starter.DB = main
+	}
 	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Progress: func(string, int64, int64) {}}
 
 	engines := cfg.Engines
@@ -237,6 +240,16 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 	case PhaseCleanup:
 		return nil, r.wl.Teardown(ctx, s, p)
 	case PhaseAll, PhasePrepare:
+		if !cfg.Shard.prepares() {
+			// Shard 0 loads the data; the others wait for it.
+			if err := cfg.Shard.prepared(ctx); err != nil || cfg.Phase == PhasePrepare {
+				return nil, err
+			}
+			break
+		}
+		if err := cfg.Shard.reset(); err != nil {
+			return nil, err
+		}
 		setupErr := r.wl.Setup(ctx, s, p)
 		if cfg.Phase == PhaseAll && !cfg.NoDrop {
 			defer func() {
@@ -262,6 +275,9 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 		if cfg.Observer.Prepared != nil {
 			cfg.Observer.Prepared(r.label, r.setting, p, sizes)
 		}
+		if err := cfg.Shard.prepared(ctx); err != nil {
+			return nil, err
+		}
 		if cfg.Phase == PhasePrepare {
 			return nil, nil
 		}
@@ -286,7 +302,11 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 			}
 		}
 	}
-	return cells, nil
+	// Shard 0 cleans up (the deferred teardown) once every shard is done.
+	if err := cfg.Shard.finished(ctx); err != nil {
+		return cells, err
+	}
+	return cells, cfg.Shard.forget()
 }
 
 // teardown runs Teardown, on a fresh main connection when the old one
@@ -321,6 +341,9 @@ func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload
 	plan := engine.Plan{Connector: r.conn, Workload: r.wl, Load: load, Iteration: it, Clients: it.Clients,
 		Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
 		Ignore: cfg.Ignore, Seed: cfg.Common.Seed}
+	if cfg.Shard != nil {
+		cfg.Shard.plan(&plan)
+	}
 	if cfg.ReportInterval > 0 && cfg.Observer.Interval != nil {
 		plan.ReportInterval, plan.OnInterval = cfg.ReportInterval, cfg.Observer.Interval
 	}

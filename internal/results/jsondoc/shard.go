@@ -8,7 +8,7 @@ import (
 
 // ShardOptions are the options that differ between the shards of one
 // plan (and where each writes its document): left out of PlanHash.
-var ShardOptions = []string{"shard", "start-at", "late-start", "run-id", "json"}
+var ShardOptions = []string{"shard", "start-at", "late-start", "run-id", "shard-wait", "json"}
 
 // PlanHash is a hash of what the shards of one run must share: front end,
 // seed and every option but ShardOptions. json.Marshal orders map keys,

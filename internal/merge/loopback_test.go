@@ -1,0 +1,135 @@
+package merge
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/testserver/servertest"
+)
+
+func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+
+// goslapBinary builds the goslap command once for the loopback tests.
+func goslapBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "goslap")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/goslap/goslap")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building goslap: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// shards runs N goslap shards from a shell loop, as a user without a
+// scheduler would, and returns the documents' paths; kill names a shard
+// the loop kills killAfter into the run (-1: none).
+func shards(t *testing.T, bin, dir string, n int, args string, kill int, killAfter time.Duration) []string {
+	t.Helper()
+	s := servertest.Require(t)
+	script := fmt.Sprintf(`for i in $(seq 0 %d); do
+  JOB_COMPLETION_INDEX=$i "$BIN" --user=root --socket="$SOCK" %s --shard=auto/%d --json="$DIR/shard-$i.json" >"$DIR/out-$i" 2>&1 &
+  eval "pid$i=\$!"
+done
+if [ %d -ge 0 ]; then sleep %.3f; eval "kill -9 \$pid%d"; fi
+status=0
+for i in $(seq 0 %d); do eval "wait \$pid$i" || status=1; done
+exit $status`, n-1, args, n, kill, killAfter.Seconds(), max(kill, 0), n-1)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = append(os.Environ(), "BIN="+bin, "SOCK="+s.Socket, "DIR="+dir)
+	err := cmd.Run()
+	var files []string
+	for i := 0; i < n; i++ {
+		out, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out-%d", i)))
+		if kill < 0 {
+			t.Logf("shard %d:\n%s", i, out)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		if _, serr := os.Stat(f); serr == nil {
+			files = append(files, f)
+		}
+	}
+	if kill < 0 && err != nil {
+		t.Fatalf("the shards failed: %v", err)
+	}
+	return files
+}
+
+func mergeFiles(t *testing.T, files []string, extra ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(append(files, extra...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestLoopbackShards(t *testing.T) {
+	bin := goslapBinary(t)
+	for _, tc := range []struct {
+		name, args string
+		events     uint64
+	}{
+		{"start-at", "--workload=oltp_point_select --create-schema=shard_at --tables=1 --table-size=300 -c 7 --number-of-queries=900 --start-at=now+3s", 900},
+		{"barrier", "--workload=oltp_point_select --create-schema=shard_barrier --tables=1 --table-size=300 -c 5 --run-time=1s --start-at=barrier+300ms", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := shards(t, bin, dir, 3, tc.args, -1, 0)
+			if len(files) != 3 {
+				t.Fatalf("%d shard documents", len(files))
+			}
+			var sum uint64
+			for _, f := range files {
+				data, _ := os.ReadFile(f)
+				d, err := jsondoc.Decode(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum += d.Benchmarks[0].Executed
+			}
+			merged := filepath.Join(dir, "merged.json")
+			code, out, errs := mergeFiles(t, files, "--json="+merged)
+			if code != 0 {
+				t.Fatalf("merge exit %d: %s", code, errs)
+			}
+			t.Logf("merged report:\n%s%s", out, errs)
+			data, _ := os.ReadFile(merged)
+			d, err := jsondoc.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := d.Benchmarks[0]
+			clients := map[string]int{"start-at": 7, "barrier": 5}[tc.name]
+			if b.Executed != sum || tc.events > 0 && sum != tc.events || b.Concurrency != clients {
+				t.Errorf("merged executed %d, shards' sum %d (want %d), clients %d (want %d)", b.Executed, sum, tc.events, b.Concurrency, clients)
+			}
+			if skew := d.Merged.StartSkewMicros[0][0]; skew > 200_000 {
+				t.Errorf("start skew %d µs", skew)
+			}
+			if !strings.Contains(out, fmt.Sprintf("\tNumber of clients running queries: %d\n", clients)) || !strings.HasPrefix(out, "Benchmark\n\tAverage number of seconds to run all queries: ") {
+				t.Errorf("report not a mysqlslap block:\n%s", out)
+			}
+		})
+	}
+	t.Run("one shard killed", func(t *testing.T) {
+		dir := t.TempDir()
+		args := "--workload=oltp_point_select --create-schema=shard_kill --tables=1 --table-size=300 -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"
+		files := shards(t, bin, dir, 3, args, 2, 3500*time.Millisecond)
+		if len(files) != 2 {
+			t.Fatalf("%d documents, want the 2 of the shards not killed", len(files))
+		}
+		code, _, errs := mergeFiles(t, files)
+		if code == 0 || !strings.Contains(errs, "shards [2] of 3 are missing") {
+			t.Errorf("merge without --allow-partial: exit %d, %s", code, errs)
+		}
+		code, out, errs := mergeFiles(t, files, "--allow-partial")
+		if !strings.Contains(out, "PARTIAL: shards [2] missing") || !strings.Contains(errs, "partial") {
+			t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
+		}
+	})
+}

@@ -1,0 +1,190 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
+)
+
+// Sharding makes the study one shard of a run split over several
+// processes (package shard): it runs its segment of every iteration's
+// clients, events and rate, starts each iteration with the other shards,
+// prepares the data only on shard 0 (the others wait for it) and cleans up
+// only on shard 0, after every shard has finished.
+type Sharding struct {
+	Starter *shard.Starter // DB is set to the target's main connection
+}
+
+// checkSharding refuses what a shard cannot honour.
+func (c *Config) checkSharding() error {
+	sh := c.Shard
+	if sh == nil {
+		return nil
+	}
+	spec := sh.Starter.Spec
+	for _, n := range c.Clients {
+		if err := spec.Check(n); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(c.Targets) > 1 || c.Server.Active():
+		return errors.New("--shard runs one target: --target lists and --sweep-server-option cannot be split over shards")
+	case len(c.Engines) > 1 || len(c.Scales) > 1:
+		return errors.New("--shard runs one engine and one size: the shards prepare and clean up once per run")
+	case c.Phase == PhaseCleanup && spec.Index != 0:
+		return errors.New("--shard: only shard 0 cleans up")
+	}
+	return nil
+}
+
+// plan applies the shard's part of an iteration to p.
+func (sh *Sharding) plan(p *engine.Plan) {
+	spec := sh.Starter.Spec
+	total := p.Clients
+	p.FirstClientID, p.Clients = spec.Clients(total)
+	p.Events = spec.Events(p.Events)
+	p.Rate = spec.Rate(p.Rate, total)
+	p.Start = sh.Starter.Start
+}
+
+// prepares says whether this process loads the data.
+func (sh *Sharding) prepares() bool { return sh == nil || sh.Starter.Spec.Index == 0 }
+
+// prepared is called after the data is ready (shard 0) or waits for it.
+func (sh *Sharding) prepared(ctx context.Context) error {
+	if sh == nil {
+		return nil
+	}
+	if sh.prepares() {
+		return sh.Starter.Prepared()
+	}
+	return sh.Starter.WaitPrepared(ctx)
+}
+
+// finished records this shard's end; shard 0 waits for every other shard
+// before it cleans up.
+func (sh *Sharding) finished(ctx context.Context) error {
+	if sh == nil {
+		return nil
+	}
+	if err := sh.Starter.Finished(); err != nil {
+		return err
+	}
+	if sh.prepares() {
+		return sh.Starter.WaitFinished(ctx)
+	}
+	return nil
+}
+
+// reset drops what an earlier run with the same id left (shard 0, before
+// it prepares: the other shards only wait until then).
+func (sh *Sharding) reset() error {
+	if sh == nil {
+		return nil
+	}
+	return sh.Starter.Forget()
+}
+
+// forget removes the run's barrier rows (shard 0, after its cleanup).
+func (sh *Sharding) forget() error {
+	if sh == nil || !sh.prepares() {
+		return nil
+	}
+	return sh.Starter.Forget()
+}
+
+// ShardDocument is a shard's result document (JSON v2 with its shard
+// section) of a finished study: base has the invocation's front end,
+// options and seed; the benchmarks are the cells', one per cell, with the
+// shard's own clients as concurrency (merge adds them up).
+func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr error) (*jsondoc.Document, error) {
+	d := *base
+	d.FinishedAt = time.Now().UTC()
+	st := cfg.Shard.Starter
+	host, _ := os.Hostname()
+	d.Shard = &jsondoc.Shard{Index: st.Spec.Index, Count: st.Spec.Count, RunID: st.RunID, Host: host,
+		ClockOffsetMicros: st.Offset.Microseconds(), StartLateMicros: []int64{}}
+	for _, l := range st.Late {
+		d.Shard.StartLateMicros = append(d.Shard.StartLateMicros, l.Microseconds())
+	}
+	d.Shard.PlanHash = jsondoc.PlanHash(&d)
+	d.Targets = []jsondoc.Target{{Label: "server", Kind: "server", Server: &jsondoc.Server{Variables: map[string]string{}}}}
+	d.Benchmarks = []jsondoc.Benchmark{}
+	for _, c := range res.Cells {
+		b := jsondoc.Benchmark{Target: c.Target, Workload: cfg.Workload, Engine: c.Engine.Label(), ErrorsByCode: []latency.ErrorCount{}}
+		var ms []int64
+		byOp := map[string]*latency.Recorder{}
+		var names []string
+		for _, r := range c.Benchmarks {
+			b.Concurrency = len(r.Clients)
+			b.Iterations = append(b.Iterations, jsondoc.Iteration{Start: r.Start.UTC(), End: r.End.UTC(), Millis: r.Elapsed.Milliseconds()})
+			ms = append(ms, r.Elapsed.Milliseconds())
+			b.Executed += r.Events
+			b.Seconds += r.Elapsed.Seconds()
+			for _, op := range r.Ops {
+				if byOp[op.Name] == nil {
+					byOp[op.Name] = latency.NewRecorder(op.Intended != nil)
+					names = append(names, op.Name)
+				}
+				byOp[op.Name].Merge(op.Recorder)
+			}
+		}
+		if len(ms) > 0 {
+			var sum int64
+			b.MinMillis, b.MaxMillis = ms[0], ms[0]
+			for _, v := range ms {
+				sum += v
+				b.MinMillis, b.MaxMillis = min(b.MinMillis, v), max(b.MaxMillis, v)
+			}
+			b.AvgMillis, b.StdDevMillis = sum/int64(len(ms)), latency.StdDevMillis(ms)
+			if b.Concurrency > 0 {
+				b.QueriesPerClient = b.Executed / uint64(len(ms)) / uint64(b.Concurrency)
+			}
+		}
+		if b.Seconds > 0 {
+			b.QPS = float64(b.Executed) / b.Seconds
+		}
+		all := latency.NewRecorder(false)
+		for _, name := range names {
+			rec := byOp[name]
+			all.Merge(rec)
+			op := jsondoc.Op{Name: name, Executed: uint64(rec.Service.TotalCount()), ErrorsByCode: rec.SortedErrors(),
+				Reconnects: rec.Reconnects, Latency: latency.Figures(rec.Service)}
+			for _, e := range op.ErrorsByCode {
+				op.Errors += e.Count
+			}
+			var err error
+			if op.Histogram, err = latency.Encode(rec.Service); err != nil {
+				return nil, fmt.Errorf("encoding the latency histogram: %w", err)
+			}
+			if rec.Intended != nil {
+				op.FromSchedule = &jsondoc.Scheduled{Latency: latency.Figures(rec.Intended)}
+				if op.FromSchedule.Histogram, err = latency.Encode(rec.Intended); err != nil {
+					return nil, fmt.Errorf("encoding the latency histogram: %w", err)
+				}
+			}
+			b.Ops = append(b.Ops, op)
+		}
+		b.ErrorsByCode, b.Reconnects = all.SortedErrors(), all.Reconnects
+		for _, e := range b.ErrorsByCode {
+			b.Errors += e.Count
+		}
+		if cfg.Rate > 0 {
+			b.Rate = &jsondoc.Rate{Target: cfg.Shard.Starter.Spec.Rate(cfg.Rate, c.Clients), Achieved: b.QPS,
+				Kept: b.QPS >= 0.95*cfg.Shard.Starter.Spec.Rate(cfg.Rate, c.Clients), MaxLagMicro: all.MaxLag.Microseconds()}
+		}
+		d.Benchmarks = append(d.Benchmarks, b)
+	}
+	if runErr != nil {
+		d.Error = runErr.Error()
+	}
+	return &d, nil
+}

@@ -1,0 +1,174 @@
+package slap
+
+// goslap's options for runs split over several machines (package shard):
+// --shard, --start-at, --late-start, --run-id, --shard-wait. Like every goslap option
+// they match by full name only; none is a prefix of a mysqlslap option or
+// extends one (shard/shared-memory-base-name, start-at, late-start and
+// run-id share no prefix with them). --skip-NAME turns each off.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"time"
+
+	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/merge"
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
+	"github.com/goslap/goslap/internal/study"
+)
+
+// ShardOptions are the options of a shard of a split run, as given.
+type ShardOptions struct {
+	Shard     string // --shard=I/N|auto/N
+	StartAt   string // --start-at=TIME|now+D|barrier[+D]
+	LateStart string // --late-start=run|fail
+	RunID     string // --run-id=ID
+	Wait      string // --shard-wait=DURATION
+}
+
+// Given reports any of them given.
+func (s *ShardOptions) Given() bool {
+	return s.Shard != "" || s.StartAt != "" || s.LateStart != "" || s.RunID != "" || s.Wait != ""
+}
+
+// Document markers around a shard's document on stdout (--json=-), so it
+// can be cut out of a pod's log mixed with other output (goslap merge
+// does).
+const (
+	shardDocBegin = merge.DocBegin
+	shardDocEnd   = merge.DocEnd
+)
+
+func shardOptions(s *ShardOptions) []*getopt.Option {
+	str := func(name string, p *string, help string) *getopt.Option {
+		return &getopt.Option{Name: name, Arg: getopt.RequiredArg, Var: getopt.VarString, String: p, Help: help,
+			Off: func() error { *p = ""; return nil }}
+	}
+	return []*getopt.Option{
+		str("shard", &s.Shard, "I/N: run shard I (0-based) of a benchmark split over N processes (--workload runs): "+
+			"clients, --number-of-queries and --rate split into contiguous segments; auto/N takes I from "+
+			shard.IndexEnv+" (a Kubernetes Indexed Job). Shard 0 prepares and cleans up. Merge the --json documents with goslap merge."),
+		str("start-at", &s.StartAt, "With --shard: start the measured load at TIME (RFC 3339, fractions allowed), "+
+			"now+DURATION, or barrier[+DURATION]: when the last shard has written itself into a table on the server "+
+			"(server time, plus DURATION, default 1s). Later iterations always meet at the barrier."),
+		str("late-start", &s.LateStart, "run (default): a shard that reaches the start late starts at once, recording how late; "+
+			"fail: more than 1s late is an error."),
+		str("shard-wait", &s.Wait, "With --shard: how long a shard waits for the others (data prepared, a start, "+
+			"the end before shard 0 cleans up) before it gives up with an error. Default 10m."),
+		str("run-id", &s.RunID, "With --shard: the name shared by all shards of one run (default: a hash of the plan and --start-at)."),
+	}
+}
+
+// refuseShardedMysqlslap: the mysqlslap workload has no engine plan to
+// split yet, so it would silently run whole on every shard.
+func refuseShardedMysqlslap(o *Options) error {
+	if o.Ext.Shard.Given() {
+		return Exitf(1, "--shard, --start-at, --late-start, --run-id and --shard-wait are not yet supported for the mysqlslap workload: use --workload=NAME")
+	}
+	return nil
+}
+
+// applySharding makes cfg one shard of a split run; nil without --shard.
+func applySharding(o *Options, cfg *study.Config) error {
+	so := &o.Ext.Shard
+	if so.Shard == "" {
+		if so.Given() {
+			return Exitf(1, "--start-at, --late-start, --run-id and --shard-wait need --shard=I/N")
+		}
+		return nil
+	}
+	spec, err := shard.Parse(so.Shard, os.Getenv)
+	if err != nil {
+		return Exitf(1, "%v", err)
+	}
+	at := shard.StartAt{Barrier: true, Delay: shard.DefaultBarrierDelay, Text: "barrier"}
+	if so.StartAt != "" {
+		if at, err = shard.ParseStartAt(so.StartAt, time.Now()); err != nil {
+			return Exitf(1, "%v", err)
+		}
+	}
+	fail := false
+	if so.LateStart != "" {
+		if fail, err = shard.ParseLateStart(so.LateStart); err != nil {
+			return Exitf(1, "%v", err)
+		}
+	}
+	var wait time.Duration
+	if so.Wait != "" {
+		if wait, err = time.ParseDuration(so.Wait); err != nil || wait <= 0 {
+			return Exitf(1, "--shard-wait=%s: want a duration such as 30s or 10m", so.Wait)
+		}
+	}
+	base := shardBase(o, cfg)
+	runID := so.RunID
+	if runID == "" {
+		sum := sha256.Sum256([]byte(base.Shard.PlanHash + "\x00" + at.Text))
+		runID = hex.EncodeToString(sum[:8])
+	}
+	if err := shard.CheckRunID(runID); err != nil {
+		return Exitf(1, "%v", err)
+	}
+	cfg.Shard = &study.Sharding{Starter: &shard.Starter{Spec: spec, At: at, LateFail: fail, RunID: runID,
+		Timeout: wait, Log: cfg.Observer.Log}}
+	return nil
+}
+
+// shardBase is the document skeleton of a shard (front end, options,
+// seed, plan hash). Without --seed every shard must still draw the same
+// streams: the seed is then derived from the options, the same on all.
+func shardBase(o *Options, cfg *study.Config) *jsondoc.Document {
+	opts := optionValues(o)
+	if !o.Ext.SeedSet {
+		plain := map[string]any{}
+		for k, v := range opts {
+			plain[k] = v
+		}
+		for _, k := range jsondoc.ShardOptions {
+			delete(plain, k)
+		}
+		data, _ := json.Marshal(plain)
+		sum := sha256.Sum256(append(data, o.Ext.Shard.StartAt...))
+		cfg.Common.Seed = binary.BigEndian.Uint64(sum[:8])
+	}
+	d := jsondoc.New(frontEnd, Version, time.Now(), cfg.Common.Seed)
+	d.Options = opts
+	d.Shard = &jsondoc.Shard{PlanHash: jsondoc.PlanHash(d)}
+	return d
+}
+
+// writeShardDocument writes the shard's document to --json's destination
+// (between markers on stdout).
+func writeShardDocument(o *Options, stdout io.Writer, cfg *study.Config, res *study.Result, runErr error) error {
+	doc, err := study.ShardDocument(shardBase(o, cfg), cfg, res, runErr)
+	if err != nil {
+		return Exitf(1, "%v", err)
+	}
+	if !JSONToStdout(o) {
+		return writeJSON(o, stdout, doc)
+	}
+	var b bytes.Buffer
+	b.WriteString(shardDocBegin + "\n")
+	if err := jsondoc.Encode(&b, doc); err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	b.WriteString(shardDocEnd + "\n")
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return nil
+}
+
+// shardReportOut is where a shard's text report goes: stderr when the
+// document goes to stdout.
+func shardReportOut(o *Options, env Env) Env {
+	if o.Ext.Shard.Shard != "" && o.Ext.JSONSet && JSONToStdout(o) {
+		env.Stdout = env.Stderr
+	}
+	return env
+}
