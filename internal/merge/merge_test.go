@@ -220,3 +220,17 @@ func TestCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentsBetweenMarkers(t *testing.T) {
+	log := "progress line\n" + DocBegin + "\n{\"a\":1}\n" + DocEnd + "\nother pod\n" + DocBegin + "\n{\"b\":2}\n" + DocEnd + "\n"
+	got := Documents([]byte(log))
+	if len(got) != 2 || strings.TrimSpace(string(got[0])) != `{"a":1}` || strings.TrimSpace(string(got[1])) != `{"b":2}` {
+		t.Errorf("documents %q", got)
+	}
+	if got := Documents([]byte(`{"c":3}`)); len(got) != 1 || string(got[0]) != `{"c":3}` {
+		t.Errorf("plain file: %q", got)
+	}
+	if got := Documents([]byte(DocBegin + "\n{\"cut")); len(got) != 1 || string(got[0]) != "\n{\"cut" {
+		t.Errorf("cut short: %q", got)
+	}
+}
