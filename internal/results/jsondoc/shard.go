@@ -21,6 +21,15 @@ func PlanHash(d *Document) string {
 	for _, k := range ShardOptions {
 		delete(opts, k)
 	}
+	// Through JSON and back first: a document read by Decode holds its
+	// numbers as float64, so the writer hashes them as the reader will
+	// see them (a uint64 past 2^53 would otherwise hash differently).
+	if raw, err := json.Marshal(opts); err == nil {
+		var back map[string]any
+		if json.Unmarshal(raw, &back) == nil {
+			opts = back
+		}
+	}
 	data, _ := json.Marshal(struct {
 		FrontEnd string         `json:"front_end"`
 		Seed     uint64         `json:"seed"`
