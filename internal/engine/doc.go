@@ -14,8 +14,9 @@
 //     flight, each retried 10 times 100 ms apart as mysqlslap does) and
 //     runs Client.Begin on it. A failure here stops everything before the
 //     clock: Run returns a *ConnectError or a *ClientError (op "begin").
-//  3. Release: once every client is connected and begun, the clock starts
-//     and all clients are released at once.
+//  3. Release: once every client is connected and begun (and Plan.Start,
+//     when set, has returned: a shard waiting for the others), the clock
+//     starts and all clients are released at once.
 //  4. Warm-up (Plan.Warmup): units run as in the load but are neither
 //     recorded nor counted against Events.
 //  5. Measured load: each client loops on Client.Next until the first limit

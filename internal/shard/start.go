@@ -113,7 +113,11 @@ const (
 )
 
 // pollEvery is the barrier's polling period; staleAfter the age past which
-// rows of an earlier run with the same id are not counted.
+// rows of an earlier run with the same id are not counted. Shard 0 removes
+// the run's rows when it ends and before it prepares; only a run that
+// crashed less than staleAfter ago can leave a "prepared" row that a shard
+// of the next run with the same id reads before shard 0 removes it (give
+// --run-id to tell runs apart).
 const (
 	pollEvery  = 50 * time.Millisecond
 	staleAfter = 10 * time.Minute
