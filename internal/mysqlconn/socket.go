@@ -325,8 +325,9 @@ func (t *socket) opErr(op string, err error) error {
 
 // blockingRead is one read(2) on the threaded path's blocking socket. The
 // call keeps the P (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait
-// with EAGAIN, and the read yields before it waits again, so a
-// stop-the-world never waits on it for longer than that.
+// with EAGAIN, a preemption signal with EINTR, and the read yields before
+// it waits again, so a stop-the-world never waits on it for longer than
+// readTimeout.
 func (t *socket) blockingRead(b []byte) (int, error) {
 	for {
 		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
@@ -336,8 +337,13 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 				return 0, io.EOF
 			}
 			return int(r), nil
-		case syscall.EINTR:
-		case syscall.EAGAIN:
+		case syscall.EINTR, syscall.EAGAIN:
+			// EINTR is mostly the runtime's preemption signal: a
+			// stop-the-world resends it every few µs, each one cuts the
+			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
+			// loop that only retried would never reach a safe point, so
+			// the whole process froze until the statement ended (a lock
+			// wait: 50 s).
 			runtime.Gosched()
 		default:
 			return 0, t.opErr("read", os.NewSyscallError("read", e))
@@ -354,8 +360,13 @@ func (t *socket) blockingWrite(b []byte) (int, error) {
 		switch e {
 		case 0:
 			done += int(r)
-		case syscall.EINTR:
-		case syscall.EAGAIN:
+		case syscall.EINTR, syscall.EAGAIN:
+			// EINTR is mostly the runtime's preemption signal: a
+			// stop-the-world resends it every few µs, each one cuts the
+			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
+			// loop that only retried would never reach a safe point, so
+			// the whole process froze until the statement ended (a lock
+			// wait: 50 s).
 			runtime.Gosched()
 		default:
 			return done, t.opErr("write", os.NewSyscallError("write", e))

@@ -405,3 +405,64 @@ func TestHandshakeOffersTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadedLockWaitLetsGCRun: a threaded client blocked in a lock wait
+// must not hold up a stop-the-world. The runtime's preemption signals cut
+// the blocking read short with EINTR over and over; a read that retried
+// without yielding froze the process until the lock wait ended (TPC-C at
+// -c 2 stalled 50 s a time, one client holding a row lock the other waited
+// for while the holder sat stopped).
+func TestThreadedLockWaitLetsGCRun(t *testing.T) {
+	c := serverConnectors(t)["unix"]
+	holder, err := c.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	for _, q := range []string{"CREATE DATABASE IF NOT EXISTS mysqlconn_gc", "CREATE TABLE IF NOT EXISTS mysqlconn_gc.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
+		"REPLACE INTO mysqlconn_gc.t VALUES (1, 0)", "BEGIN", "SELECT v FROM mysqlconn_gc.t WHERE id = 1 FOR UPDATE"} {
+		if err := holder.Exec(q); err != nil {
+			t.Fatal(q, ": ", err)
+		}
+	}
+	defer func() { _ = holder.Exec("DROP DATABASE mysqlconn_gc") }()
+	th := c.StartThreads(2, 64)
+	defer th.Stop()
+	waiting := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var slot Slot
+		th.Enter(&slot)
+		defer th.Leave(&slot)
+		conn, err := c.Connect(&slot)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer conn.Close()
+		if err := conn.Exec("SET SESSION innodb_lock_wait_timeout = 20"); err != nil {
+			done <- err
+			return
+		}
+		close(waiting)
+		done <- conn.Exec("UPDATE mysqlconn_gc.t SET v = 1 WHERE id = 1")
+	}()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the UPDATE is in its lock wait
+	t0 := time.Now()
+	runtime.GC()
+	gc := time.Since(t0)
+	if err := holder.Exec("COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if gc > 2*time.Second {
+		t.Errorf("a GC took %v while a threaded client waited for a row lock", gc)
+	}
+}
