@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
+	_ "github.com/goslap/goslap/internal/workload/tpcc" // TPC-C
 )
 
 // mysqlslapWorkload is --workload's name for mysqlslap's own load (the
@@ -185,6 +187,12 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 		}
 		return false, 0
 	}
+	started := time.Now()
+	if o.Ext.JSONSet {
+		if err := o.finishExtensions(); err != nil {
+			return true, report(env.Stderr, err)
+		}
+	}
 	cfg, defaultTime, err := studyConfig(o, env)
 	if err == nil {
 		err = cfg.Check()
@@ -207,7 +215,12 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 	defer stop()
 	res, err := study.Run(ctx, cfg)
 	if err == nil {
-		err = study.Finish(env.Stdout, cfg, res)
+		err = study.Finish(textOut(o, env.Stdout), cfg, res)
+	}
+	if o.Ext.JSONSet && (res != nil || err == nil) {
+		if jerr := writeStudyJSON(o, env.Stdout, cfg, res, started, err); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
@@ -257,8 +270,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if name := refusedWithWorkload(o); name != "" {
 		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
-	if o.Ext.JSONSet {
-		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
+	if err := o.CheckOutputFiles(); err != nil {
+		return nil, false, err
 	}
 	settings := meta.NewSettings()
 	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
@@ -348,7 +361,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
-	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
+	cfg.ReadServers = o.Ext.JSONSet
+	rep := &study.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
 	if o.Silent {
@@ -390,4 +404,85 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 		return &ExitError{Code: 1, Msg: msg}
 	}
 	return nil
+}
+
+// textOut is where the text report goes: nowhere when stdout carries the
+// --json document, which must be all that stdout holds.
+func textOut(o *Options, stdout io.Writer) io.Writer {
+	if JSONToStdout(o) {
+		return io.Discard
+	}
+	return stdout
+}
+
+// writeStudyJSON writes the --json document of a --workload run; runErr
+// is the error that ended it.
+func writeStudyJSON(o *Options, stdout io.Writer, cfg *study.Config, res *study.Result, started time.Time, runErr error) error {
+	doc, err := study.Document(cfg, res, study.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
+		Options: studyOptionValues(o, cfg), Err: runErr})
+	if err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return writeJSON(o, stdout, doc)
+}
+
+// studyOptionValues are the document's options of a --workload run:
+// goslap's (as for mysqlslap's load) and the workload's, by the names the
+// user types them under, resolved (defaults included).
+func studyOptionValues(o *Options, cfg *study.Config) map[string]any {
+	out := optionValues(o)
+	inverted := map[string]string{}
+	for field, f := range frontNames {
+		if f.inverted {
+			inverted[field] = f.name
+		}
+	}
+	bound := map[any]bool{}
+	for _, r := range cfg.Settings.Options() {
+		// Aliases (sysbench's older spellings) share their variable: the
+		// first row, the current name, stands for all.
+		var ptr any
+		switch {
+		case r.Bool != nil:
+			ptr = r.Bool
+		case r.Uint32 != nil:
+			ptr = r.Uint32
+		case r.Uint64 != nil:
+			ptr = r.Uint64
+		case r.String != nil:
+			ptr = r.String
+		}
+		if ptr == nil || bound[ptr] {
+			continue
+		}
+		bound[ptr] = true
+		name := r.Name
+		if f, ok := frontNames[r.Name]; ok {
+			name = f.name
+		}
+		name = getopt.HelpName(name)
+		switch {
+		case r.Bool != nil:
+			v := *r.Bool
+			if _, ok := inverted[r.Name]; ok {
+				v = !v
+			}
+			out[name] = v
+		case r.Uint32 != nil:
+			out[name] = *r.Uint32
+		case r.Uint64 != nil:
+			out[name] = *r.Uint64
+		case r.String != nil:
+			out[name] = *r.String
+		}
+	}
+	// A swept size is a list; the workload's row holds its first value.
+	if len(cfg.Scales) > 1 {
+		for _, so := range []string{"table-size", "warehouses"} {
+			if _, ok := out[so]; ok {
+				out[so] = cfg.Scales
+			}
+		}
+	}
+	return out
 }

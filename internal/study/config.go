@@ -166,6 +166,9 @@ type Config struct {
 	Driver func(ep compare.Endpoint, schema string) (*mysql.Config, error)
 
 	Observer Observer
+	// ReadServers records each target's version and variables in
+	// Result.Servers (for the --json document).
+	ReadServers bool
 	// Plot, when set, is the chart file written at the end.
 	Plot string
 	// Table prints the side-by-side comparison at the end even with one

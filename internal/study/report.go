@@ -74,6 +74,12 @@ func (t *TextReport) WriteCell(c *Cell) error {
 	fmt.Fprintf(&b, "\tAverage number of queries per client: %d\n", perClient)
 	b.WriteString(t.workloadLines(c, s))
 	b.WriteString("\n")
+	if w, ok := c.Summary.(interface{ Write(io.Writer) error }); ok {
+		if err := w.Write(&b); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
 	_, err := io.WriteString(t.Out, b.String())
 	return err
 }
