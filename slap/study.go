@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,10 +24,13 @@ import (
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/study"
+	"github.com/goslap/goslap/internal/sysbench"
+	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
-	_ "github.com/goslap/goslap/internal/workload/tpcc" // TPC-C
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // mysqlslapWorkload is --workload's name for mysqlslap's own load (the
@@ -39,6 +44,8 @@ type WorkloadArgs struct {
 	Set  bool
 	// Sweep is --sweep-server-option=NAME=V1,V2,...
 	Sweep string
+	// ReportInterval is --report-interval as given ("" when not).
+	ReportInterval string
 	// Assignments are the workload options in command-line order.
 	Assignments []workloadAssignment
 }
@@ -77,6 +84,10 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
+		{Name: "report-interval", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.ReportInterval, ExactOnly: true,
+			Off: func() error { w.ReportInterval = ""; return nil },
+			Help: "SECONDS: with --workload, print a line every SECONDS of each run: sysbench's " +
+				"[ Ns ] thds/tps/qps line, tpcc-mysql's for --workload=tpcc (0: none)."},
 	}
 	seen := map[string]bool{}
 	var mysqlslapNames []string
@@ -182,6 +193,8 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 			return true, report(env.Stderr, Exitf(1, "--%s is a workload option: it needs --workload=NAME (%s)", w.Assignments[0].name, workloadNames()))
 		case w.Sweep != "":
 			return true, report(env.Stderr, Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames()))
+		case w.ReportInterval != "":
+			return true, report(env.Stderr, Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames()))
 		case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
 			return true, report(env.Stderr, Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0]))
 		}
@@ -365,6 +378,18 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	rep := &study.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
+	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
+		return nil, false, err
+	}
+	live := env.Stdout
+	if JSONToStdout(o) {
+		live = env.Stderr
+	}
+	if cfg.ReportInterval > 0 {
+		cfg.Observer.Interval = intervalPrinter(w.Name, cfg.ReportInterval, live)
+	} else if f := progressTerminal(o, env.Stderr); f != nil {
+		showProgress(cfg, f)
+	}
 	if o.Silent {
 		log := cfg.Observer.Log
 		cfg.Observer.Log = func(format string, args ...any) {
@@ -485,4 +510,61 @@ func studyOptionValues(o *Options, cfg *study.Config) map[string]any {
 		}
 	}
 	return out
+}
+
+// parseInterval reads --report-interval: whole seconds, as sysbench
+// spells it, or a duration ("500ms").
+func parseInterval(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || (d > 0 && d < 10*time.Millisecond) {
+		return 0, Exitf(1, "invalid value '%s' for --report-interval: want whole seconds (10) or a duration of at least 10ms", v)
+	}
+	return d, nil
+}
+
+// intervalPrinter prints the workload's interval line: tpcc-mysql's for
+// TPC-C, sysbench 1.0's (95th percentile) for the others.
+func intervalPrinter(name string, every time.Duration, w io.Writer) func(results.Interval) {
+	if name == tpcc.Name {
+		return func(iv results.Interval) { fmt.Fprint(w, tpccmysql.IntervalLine(iv, every)) }
+	}
+	return func(iv results.Interval) { fmt.Fprint(w, sysbench.IntervalLine(iv, 95)) }
+}
+
+// showProgress draws goslap's live line on the terminal f during each
+// run, fed by one-second snapshots of the statements done.
+func showProgress(cfg *study.Config, f *os.File) {
+	var done atomic.Uint64
+	var line *progressLine
+	cfg.ReportInterval = time.Second
+	cfg.Observer.Interval = func(iv results.Interval) {
+		done.Add(iv.Tally.Reads + iv.Tally.Writes + iv.Tally.Other)
+	}
+	begin, end := cfg.Observer.Begin, cfg.Observer.Iteration
+	cfg.Observer.Begin = func(target string, it workload.Iteration) {
+		if begin != nil {
+			begin(target, it)
+		}
+		done.Store(0)
+		label := fmt.Sprintf("%s, %d clients, iteration %d/%d", cfg.Workload, it.Clients, it.Number, cfg.Iterations)
+		if len(cfg.Targets) > 0 {
+			label = target + ", " + label
+		}
+		line = startProgress(f, label, 0, cfg.Duration+cfg.Warmup, done.Load)
+	}
+	cfg.Observer.Iteration = func(target string, b *results.Benchmark) error {
+		line.end()
+		line = nil
+		if end != nil {
+			return end(target, b)
+		}
+		return nil
+	}
 }

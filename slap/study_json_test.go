@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/testserver/servertest"
@@ -131,7 +133,10 @@ func TestWorkloadJSONTPCC(t *testing.T) {
 	s := servertest.Require(t)
 	file := filepath.Join(t.TempDir(), "tpcc.json")
 	out := mustMain(t, s, "--workload=tpcc", "--create-schema=js_tpcc", "--warehouses=1", "--skip-tpcc-foreign-keys",
-		"-c", "3", "--run-time=3s", "--json="+file)
+		"-c", "3", "--run-time=3s", "--report-interval=1", "--json="+file)
+	if n := len(regexp.MustCompile(`(?m)^ +[123], trx: [1-9][0-9]*, 95%: [0-9.]+, 99%: [0-9.]+, max_rt: [0-9.]+(, [0-9]+\|[0-9.]+){4}$`).FindAllString(out, -1)); n < 2 {
+		t.Errorf("%d tpcc-mysql interval lines, want 2 or 3:\n%s", n, out)
+	}
 	if !strings.Contains(out, "<TpmC>") || !strings.Contains(out, "Benchmark\n") {
 		t.Errorf("stdout lacks the Benchmark block or the <TpmC> section:\n%s", out)
 	}
@@ -163,5 +168,42 @@ func TestWorkloadJSONTPCC(t *testing.T) {
 	newOrders := float64(tp.Transactions[0].OnTime + tp.Transactions[0].Late)
 	if want := newOrders * 60 / tp.WindowSeconds; tp.TpmC <= 0 || math.Abs(tp.TpmC-want) > 1e-6*want {
 		t.Errorf("tpmC %g, want %g from %g New-Orders in %g s", tp.TpmC, want, newOrders, tp.WindowSeconds)
+	}
+}
+
+// TestWorkloadReportInterval: --report-interval prints sysbench's interval
+// line during an OLTP run, on stdout, or on stderr when stdout carries a
+// bare --json document.
+func TestWorkloadReportInterval(t *testing.T) {
+	s := servertest.Require(t)
+	line := regexp.MustCompile(`(?m)^\[ [1-3]s \] thds: 3 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/0\.00/0\.00\) lat \(ms,95%\): [0-9.]+ err/s: 0\.00 reconn/s: 0\.00$`)
+	common := []string{"--workload=oltp_point_select", "--create-schema=ri_oltp", "--table-size=200", "-c", "3", "--run-time=2500ms", "--report-interval=1"}
+	out := mustMain(t, s, common...)
+	if n := len(line.FindAllString(out, -1)); n != 2 {
+		t.Errorf("%d interval lines, want 2:\n%s", n, out)
+	}
+	code, out, errOut := runMain(t, s, append(common, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	roundTrip(t, []byte(out))
+	if n := len(line.FindAllString(errOut, -1)); n != 2 {
+		t.Errorf("%d interval lines on stderr, want 2:\n%s", n, errOut)
+	}
+}
+
+func TestParseInterval(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 0, false}, {"0", 0, false}, {"10", 10 * time.Second, false}, {"500ms", 500 * time.Millisecond, false},
+		{"1ms", 0, true}, {"-1", 0, true}, {"abc", 0, true}, {"-2s", 0, true},
+	} {
+		got, err := parseInterval(c.in)
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("parseInterval(%q) = %v, %v", c.in, got, err)
+		}
 	}
 }
