@@ -370,6 +370,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 		}
 	}
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
+	// The table the chart draws is printed too.
+	cfg.Table = sb.Plot != ""
 	cfg.Base = endpointOf(o)
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
