@@ -84,8 +84,12 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
-		{Name: "report-interval", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.ReportInterval, ExactOnly: true,
-			Off: func() error { w.ReportInterval = ""; return nil },
+		// Bound to scratch space and kept through Hook, as the workloads'
+		// rows are: mysqlslap's document (which lists bound options) stays
+		// as it was; studyOptionValues records it.
+		{Name: "report-interval", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string), ExactOnly: true,
+			Hook: func(s getopt.Setting) error { w.ReportInterval = s.Value; return nil },
+			Off:  func() error { w.ReportInterval = ""; return nil },
 			Help: "SECONDS: with --workload, print a line every SECONDS of each run: sysbench's " +
 				"[ Ns ] thds/tps/qps line, tpcc-mysql's for --workload=tpcc (0: none)."},
 	}
@@ -458,6 +462,7 @@ func writeStudyJSON(o *Options, stdout io.Writer, cfg *study.Config, res *study.
 // user types them under, resolved (defaults included).
 func studyOptionValues(o *Options, cfg *study.Config) map[string]any {
 	out := optionValues(o)
+	out["report-interval"] = o.workload.ReportInterval
 	inverted := map[string]string{}
 	for field, f := range frontNames {
 		if f.inverted {
