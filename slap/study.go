@@ -10,10 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,9 +24,13 @@ import (
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/study"
+	"github.com/goslap/goslap/internal/sysbench"
+	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // mysqlslapWorkload is --workload's name for mysqlslap's own load (the
@@ -37,6 +44,8 @@ type WorkloadArgs struct {
 	Set  bool
 	// Sweep is --sweep-server-option=NAME=V1,V2,...
 	Sweep string
+	// ReportInterval is --report-interval as given ("" when not).
+	ReportInterval string
 	// Assignments are the workload options in command-line order.
 	Assignments []workloadAssignment
 }
@@ -75,6 +84,14 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
+		// Bound to scratch space and kept through Hook, as the workloads'
+		// rows are: mysqlslap's document (which lists bound options) stays
+		// as it was; studyOptionValues records it.
+		{Name: "report-interval", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string), ExactOnly: true,
+			Hook: func(s getopt.Setting) error { w.ReportInterval = s.Value; return nil },
+			Off:  func() error { w.ReportInterval = ""; return nil },
+			Help: "SECONDS: with --workload, print a line every SECONDS of each run: sysbench's " +
+				"[ Ns ] thds/tps/qps line, tpcc-mysql's for --workload=tpcc (0: none)."},
 	}
 	seen := map[string]bool{}
 	var mysqlslapNames []string
@@ -180,6 +197,8 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 			return true, report(env.Stderr, Exitf(1, "--%s is a workload option: it needs --workload=NAME (%s)", w.Assignments[0].name, workloadNames()))
 		case w.Sweep != "":
 			return true, report(env.Stderr, Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames()))
+		case w.ReportInterval != "":
+			return true, report(env.Stderr, Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames()))
 		case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
 			return true, report(env.Stderr, Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0]))
 		}
@@ -187,6 +206,12 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 	}
 	stdout := env.Stdout
 	env = shardReportOut(o, env)
+	started := time.Now()
+	if o.Ext.JSONSet {
+		if err := o.finishExtensions(); err != nil {
+			return true, report(env.Stderr, err)
+		}
+	}
 	cfg, defaultTime, err := studyConfig(o, env)
 	if err == nil {
 		err = cfg.Check()
@@ -209,7 +234,16 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 	defer stop()
 	res, err := study.Run(ctx, cfg)
 	if err == nil {
-		err = study.Finish(env.Stdout, cfg, res)
+		out := env.Stdout // a shard's report goes to stderr beside its document (shardReportOut)
+		if cfg.Shard == nil {
+			out = textOut(o, env.Stdout)
+		}
+		err = study.Finish(out, cfg, res)
+	}
+	if o.Ext.JSONSet && cfg.Shard == nil && (res != nil || err == nil) {
+		if jerr := writeStudyJSON(o, env.Stdout, cfg, res, started, err); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
 	if cfg.Shard != nil && o.Ext.JSONSet && res != nil {
 		if jerr := writeShardDocument(o, stdout, cfg, res, err); jerr != nil && err == nil {
@@ -264,8 +298,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if name := refusedWithWorkload(o); name != "" {
 		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
-	if o.Ext.JSONSet && o.Ext.Shard.Shard == "" {
-		return nil, false, Exitf(1, "--json cannot be honoured with --workload yet: the JSON format of workload results is being designed")
+	if err := o.CheckOutputFiles(); err != nil {
+		return nil, false, err
 	}
 	settings := meta.NewSettings()
 	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
@@ -351,13 +385,28 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 		}
 	}
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
+	// The table the chart draws is printed too.
+	cfg.Table = sb.Plot != ""
 	cfg.Base = endpointOf(o)
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
-	rep := &study.TextReport{Out: env.Stdout, Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
+	cfg.ReadServers = o.Ext.JSONSet
+	rep := &study.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
+	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
+		return nil, false, err
+	}
+	live := env.Stdout
+	if JSONToStdout(o) {
+		live = env.Stderr
+	}
+	if cfg.ReportInterval > 0 {
+		cfg.Observer.Interval = intervalPrinter(w.Name, cfg.ReportInterval, live)
+	} else if f := progressTerminal(o, env.Stderr); f != nil {
+		showProgress(cfg, f)
+	}
 	if o.Silent {
 		log := cfg.Observer.Log
 		cfg.Observer.Log = func(format string, args ...any) {
@@ -400,4 +449,143 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 		return &ExitError{Code: 1, Msg: msg}
 	}
 	return nil
+}
+
+// textOut is where the text report goes: nowhere when stdout carries the
+// --json document, which must be all that stdout holds.
+func textOut(o *Options, stdout io.Writer) io.Writer {
+	if JSONToStdout(o) {
+		return io.Discard
+	}
+	return stdout
+}
+
+// writeStudyJSON writes the --json document of a --workload run; runErr
+// is the error that ended it.
+func writeStudyJSON(o *Options, stdout io.Writer, cfg *study.Config, res *study.Result, started time.Time, runErr error) error {
+	doc, err := study.Document(cfg, res, study.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
+		Options: studyOptionValues(o, cfg), Err: runErr})
+	if err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return writeJSON(o, stdout, doc)
+}
+
+// studyOptionValues are the document's options of a --workload run:
+// goslap's (as for mysqlslap's load) and the workload's, by the names the
+// user types them under, resolved (defaults included).
+func studyOptionValues(o *Options, cfg *study.Config) map[string]any {
+	out := optionValues(o)
+	out["report-interval"] = o.workload.ReportInterval
+	inverted := map[string]string{}
+	for field, f := range frontNames {
+		if f.inverted {
+			inverted[field] = f.name
+		}
+	}
+	bound := map[any]bool{}
+	for _, r := range cfg.Settings.Options() {
+		// Aliases (sysbench's older spellings) share their variable: the
+		// first row, the current name, stands for all.
+		var ptr any
+		switch {
+		case r.Bool != nil:
+			ptr = r.Bool
+		case r.Uint32 != nil:
+			ptr = r.Uint32
+		case r.Uint64 != nil:
+			ptr = r.Uint64
+		case r.String != nil:
+			ptr = r.String
+		}
+		if ptr == nil || bound[ptr] {
+			continue
+		}
+		bound[ptr] = true
+		name := r.Name
+		if f, ok := frontNames[r.Name]; ok {
+			name = f.name
+		}
+		name = getopt.HelpName(name)
+		switch {
+		case r.Bool != nil:
+			v := *r.Bool
+			if _, ok := inverted[r.Name]; ok {
+				v = !v
+			}
+			out[name] = v
+		case r.Uint32 != nil:
+			out[name] = *r.Uint32
+		case r.Uint64 != nil:
+			out[name] = *r.Uint64
+		case r.String != nil:
+			out[name] = *r.String
+		}
+	}
+	// A swept size is a list; the workload's row holds its first value.
+	if len(cfg.Scales) > 1 {
+		for _, so := range []string{"table-size", "warehouses"} {
+			if _, ok := out[so]; ok {
+				out[so] = cfg.Scales
+			}
+		}
+	}
+	return out
+}
+
+// parseInterval reads --report-interval: whole seconds, as sysbench
+// spells it, or a duration ("500ms").
+func parseInterval(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || (d > 0 && d < 10*time.Millisecond) {
+		return 0, Exitf(1, "invalid value '%s' for --report-interval: want whole seconds (10) or a duration of at least 10ms", v)
+	}
+	return d, nil
+}
+
+// intervalPrinter prints the workload's interval line: tpcc-mysql's for
+// TPC-C, sysbench 1.0's (95th percentile) for the others.
+func intervalPrinter(name string, every time.Duration, w io.Writer) func(results.Interval) {
+	if name == tpcc.Name {
+		return func(iv results.Interval) { fmt.Fprint(w, tpccmysql.IntervalLine(iv, every)) }
+	}
+	return func(iv results.Interval) { fmt.Fprint(w, sysbench.IntervalLine(iv, 95)) }
+}
+
+// showProgress draws goslap's live line on the terminal f during each
+// run, fed by one-second snapshots of the statements done.
+func showProgress(cfg *study.Config, f *os.File) {
+	var done atomic.Uint64
+	var line *progressLine
+	cfg.ReportInterval = time.Second
+	cfg.Observer.Interval = func(iv results.Interval) {
+		done.Add(iv.Tally.Reads + iv.Tally.Writes + iv.Tally.Other)
+	}
+	begin, end := cfg.Observer.Begin, cfg.Observer.Iteration
+	cfg.Observer.Begin = func(target string, it workload.Iteration) {
+		if begin != nil {
+			begin(target, it)
+		}
+		done.Store(0)
+		label := fmt.Sprintf("%s, %d clients, iteration %d/%d", cfg.Workload, it.Clients, it.Number, cfg.Iterations)
+		if len(cfg.Targets) > 0 {
+			label = target + ", " + label
+		}
+		line = startProgress(f, label, 0, cfg.Duration+cfg.Warmup, done.Load)
+	}
+	cfg.Observer.Iteration = func(target string, b *results.Benchmark) error {
+		line.end()
+		line = nil
+		if end != nil {
+			return end(target, b)
+		}
+		return nil
+	}
 }

@@ -169,6 +169,9 @@ type Config struct {
 
 	// Shard, when set, makes the study one shard of a split run (shard.go).
 	Shard *Sharding
+	// ReadServers records each target's version and variables in
+	// Result.Servers (for the --json document).
+	ReadServers bool
 	// Plot, when set, is the chart file written at the end.
 	Plot string
 	// Table prints the side-by-side comparison at the end even with one

@@ -74,6 +74,12 @@ func (t *TextReport) WriteCell(c *Cell) error {
 	fmt.Fprintf(&b, "\tAverage number of queries per client: %d\n", perClient)
 	b.WriteString(t.workloadLines(c, s))
 	b.WriteString("\n")
+	if w, ok := c.Summary.(interface{ Write(io.Writer) error }); ok {
+		if err := w.Write(&b); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
 	_, err := io.WriteString(t.Out, b.String())
 	return err
 }
@@ -249,6 +255,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		if err := compare.WriteTable(w, res.Outcomes); err != nil {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
+		writeTpmC(w, cfg, res.Cells)
 	}
 	if cfg.Plot != "" {
 		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {
@@ -256,4 +263,48 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// writeTpmC prints one line per cell whose workload reports tpmC (TPC-C),
+// after the comparison: the study's answer in tpcc-mysql's unit.
+func writeTpmC(w io.Writer, cfg *Config, cells []*Cell) {
+	type tpmC interface{ TpmC() float64 }
+	var rows []string
+	for _, c := range cells {
+		r, ok := c.Summary.(tpmC)
+		if !ok {
+			continue
+		}
+		row := []string{c.Target}
+		if cfg.Server.Active() {
+			row = append(row, strings.TrimPrefix(c.Setting, cfg.Server.Name+"="))
+		}
+		if len(cfg.Scales) > 1 {
+			row = append(row, strconv.FormatInt(c.Scale, 10))
+		}
+		engine := c.Engine.Label()
+		if engine == "" {
+			engine = "-"
+		}
+		row = append(row, engine, strconv.Itoa(c.Clients), strconv.FormatFloat(r.TpmC(), 'f', 1, 64))
+		rows = append(rows, strings.Join(row, "\t"))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	head := []string{"target"}
+	if cfg.Server.Active() {
+		head = append(head, cfg.Server.Name)
+	}
+	if len(cfg.Scales) > 1 {
+		head = append(head, cfg.ScaleName)
+	}
+	head = append(head, "engine", "clients", "tpmC")
+	fmt.Fprintln(w, "\ntpmC (New-Orders per minute of the measured time, tpcc-mysql's formula):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, r)
+	}
+	tw.Flush()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -23,6 +24,24 @@ type Cell struct {
 	Setting    string // "NAME=VALUE" of the server-option sweep, "" without
 	Clients    int
 	Benchmarks []*results.Benchmark // one per iteration
+	// Summary is the workload's own report of the cell (TPC-C's tpmC
+	// sections), nil for workloads without one (see cellSummariser).
+	Summary any
+
+	workload workload.Workload // the target's, for the JSON document
+	states   []any             // cellSummariser's, one per iteration
+}
+
+// cellSummariser is the optional capability of a workload whose results
+// have figures the engine does not measure (TPC-C's retries, failures and
+// tpmC). IterationDone is called right after each iteration, before the
+// next one's Load, and keeps what that iteration's report needs;
+// CellSummary builds the cell's report from them. A report that has
+// Write(io.Writer) error is printed under the cell's block; one that has
+// FillJSON(*jsondoc.Benchmark) fills its part of the --json document.
+type cellSummariser interface {
+	IterationDone(b *results.Benchmark) any
+	CellSummary(p workload.Point, bs []*results.Benchmark, states []any) (any, error)
 }
 
 // Observer is told what a study does, for reports. Every field may be nil.
@@ -49,6 +68,9 @@ type Observer struct {
 type Result struct {
 	Outcomes []compare.Outcome
 	Cells    []*Cell
+	// Servers are what each target's server reported before the load
+	// (Config.ReadServers), by target label.
+	Servers map[string]*jsondoc.Server
 }
 
 // Run runs the study. The first error ends it; a full run's tables are
@@ -65,7 +87,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(targets) == 0 {
 		targets = []compare.Target{{Label: "server", Kind: compare.Server}}
 	}
-	res := &Result{}
+	res := &Result{Servers: map[string]*jsondoc.Server{}}
 	values := []string{""}
 	if cfg.Server.Active() {
 		values = cfg.Server.Values
@@ -83,7 +105,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			ccfg.Progress = func(label, msg string) { cfg.Observer.Log("target %s: %s", label, msg) }
 		}
 		ccfg.Bench = func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
-			r := runner{cfg: cfg, label: label, ep: ep, setting: setting}
+			r := runner{cfg: cfg, label: label, ep: ep, setting: setting, res: res}
 			cells, err := r.target(ctx)
 			res.Cells = append(res.Cells, cells...)
 			return points(cells), err
@@ -130,6 +152,7 @@ type runner struct {
 	label   string
 	ep      compare.Endpoint
 	setting string
+	res     *Result
 	conn    *mysqlconn.Connector // to the schema
 	root    *mysqlconn.Connector // without a schema
 	wl      workload.Workload
@@ -172,6 +195,11 @@ func (r *runner) target(ctx context.Context) ([]*Cell, error) {
 	defer main.Close()
 	if cfg.Shard != nil {
 		cfg.Shard.Starter.DB = main
+	}
+	if cfg.ReadServers {
+		if _, seen := r.res.Servers[r.label]; !seen {
+			r.res.Servers[r.label] = jsondoc.ReadServer(main.QueryStrings, mysqlconn.ErrorText)
+		}
 	}
 	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Progress: func(string, int64, int64) {}}
 
@@ -283,16 +311,25 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 		}
 	}
 	for _, clients := range cfg.Clients {
-		c := &Cell{Target: r.label, Engine: e, Scale: p.Scale, Setting: r.setting, Clients: clients}
+		c := &Cell{Target: r.label, Engine: e, Scale: p.Scale, Setting: r.setting, Clients: clients, workload: r.wl}
 		cells = append(cells, c)
+		summariser, _ := r.wl.(cellSummariser)
+		pc := p
+		pc.Clients = clients
 		for n := 1; n <= cfg.Iterations; n++ {
-			pc := p
-			pc.Clients = clients
 			b, err := r.iteration(ctx, s, workload.Iteration{Point: pc, Number: n})
 			if b != nil {
 				c.Benchmarks = append(c.Benchmarks, b)
+				if summariser != nil {
+					c.states = append(c.states, summariser.IterationDone(b))
+				}
 			}
 			if err != nil {
+				return cells, err
+			}
+		}
+		if summariser != nil {
+			if c.Summary, err = summariser.CellSummary(pc, c.Benchmarks, c.states); err != nil {
 				return cells, err
 			}
 		}

@@ -43,6 +43,11 @@ func Main(args []string, env Env) int {
 	if err != nil {
 		return fail(out, errw, err)
 	}
+	if c.Extras.JSONSet && c.Extras.JSON == "" && !c.Help && !c.Version {
+		// The document is all stdout holds: sysbench's log and FATAL
+		// lines go to stderr, the report nowhere.
+		c.Extras.jsonOut, out = out, errw
+	}
 	for _, w := range c.Warnings {
 		fmt.Fprintln(out, w)
 	}
@@ -428,8 +433,10 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
   --iterations=N                   run each thread count N times
   --latency                        add goslap's p50/p95/p99/p99.9/max line to each report
   --plot=FILE.svg|png|pdf          chart of queries/s and p99 against --threads
+  --json[=FILE]                    goslap's JSON result document (v2) in FILE, or
+                                   alone on stdout (the report is then left out)
 
-Options goslap cannot honour (--json for now, --histogram, --report-checkpoints,
+Options goslap cannot honour (--histogram, --report-checkpoints,
 --forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,
 --mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command, sysbench Lua scripts other than the OLTP ones) are
 refused with an error naming them.

@@ -491,7 +491,12 @@ func (c *Config) general(name string, w word) error {
 			refuse("goslap has no forced shutdown; a client always finishes its event")
 		}
 	case "json":
-		refuse("goslap's own --json is not available under goslap sysbench yet (its JSON format for workload results is being designed)")
+		// --json alone (a bare flag is on, as for sysbench's booleans) or
+		// --json=-: the document on stdout; --json=FILE: in FILE.
+		c.Extras.JSON, c.Extras.JSONSet = w.value, true
+		if !w.hasValue || w.value == "-" {
+			c.Extras.JSON = ""
+		}
 	case "target":
 		c.Extras.Targets = append(c.Extras.Targets, w.value)
 	case "sandbox":

@@ -28,17 +28,34 @@ type Extras struct {
 	Plot           string   // --plot=FILE.svg|png|pdf
 	Latency        bool     // --latency: p50..max line under each report
 	Iterations     int      // --iterations=N: each thread count N times
+	// JSON is --json[=FILE]: goslap's result document, on stdout when
+	// JSON is "" (then stdout holds nothing else).
+	JSON    string
+	JSONSet bool
+	jsonOut io.Writer // the document's stdout (Main sends the rest to stderr)
 }
 
 // Active reports whether the command needs the study runner.
 func (e Extras) Active() bool {
-	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1
+	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1 || e.JSONSet
 }
 
 // runStudy runs the command with goslap's extras. A sandbox starts empty,
 // so on sandboxes "run" prepares, runs and cleans up in one go.
 func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *mysql.Config, seed uint64, out, errw io.Writer) error {
 	e := c.Extras
+	started := time.Now()
+	stdout := out
+	if e.JSONSet && e.JSON == "" {
+		out = io.Discard // stdout is the document's alone
+		if e.jsonOut != nil {
+			stdout = e.jsonOut
+		}
+	} else if e.JSONSet {
+		if err := checkWritable(e.JSON); err != nil {
+			return fatalf("--json=%s: cannot write the file: %v", e.JSON, err)
+		}
+	}
 	cfg := &study.Config{Workload: c.Workload, Settings: settings,
 		Common:     workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1},
 		Iterations: max(e.Iterations, 1), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
@@ -141,9 +158,18 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	if err := cfg.Check(); err != nil {
 		return fatalf("%v", err)
 	}
+	cfg.ReadServers = e.JSONSet
 	res, err := study.Run(ctx, cfg)
+	if err == nil {
+		err = study.Finish(out, cfg, res)
+	}
+	if e.JSONSet && (res != nil || err == nil) {
+		if jerr := writeJSON(stdout, c, cfg, res, started, err); jerr != nil && err == nil {
+			err = jerr
+		}
+	}
 	if err != nil {
 		return runError(err)
 	}
-	return study.Finish(out, cfg, res)
+	return nil
 }

@@ -1,11 +1,14 @@
 package sysbench
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
@@ -50,5 +53,66 @@ func TestExtrasOnASandbox(t *testing.T) {
 	out, _, code := goslapSysbench(t, s, "oltp_read_only", "--sandbox", "prepare")
 	if code == 0 || !strings.Contains(out, "\nFATAL: the prepare command cannot be honoured on a sandbox") || strings.Count(out, "FATAL") != 1 {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestJSON: --json under goslap sysbench: alone, stdout holds the document
+// and nothing else (the log goes to stderr); with a file, the report stays
+// on stdout. The document names the front end, keys the options by
+// sysbench's names and carries one labelled benchmark per thread count.
+func TestJSON(t *testing.T) {
+	s := servertest.Require(t)
+	base := []string{"oltp_read_only", "--mysql-db=test", "--table-size=400", "--tables=2"}
+	mustRun(t, s, append(base, "prepare")...)
+	defer mustRun(t, s, append(base, "cleanup")...)
+	out, errOut, code := goslapSysbench(t, s, append(base, "--threads=3,4", "--time=1", "--rand-type=uniform", "--json", "run")...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "sysbench 1.0 dialect") {
+		t.Errorf("stderr lacks the version line:\n%s", errOut)
+	}
+	var raw any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("stdout is not one JSON document (%v):\n%s", err, out)
+	}
+	doc, err := jsondoc.Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.FrontEnd != "sysbench" || len(doc.Targets) != 1 || doc.Targets[0].Server.Version == "" {
+		t.Errorf("front end %q, targets %+v", doc.FrontEnd, doc.Targets)
+	}
+	for name, want := range map[string]any{"test": "oltp_read_only", "table-size": "400", "tables": "2", "time": float64(1),
+		"rand-type": "uniform", "mysql-db": "test", "json": "-"} {
+		if got := doc.Options[name]; got != want {
+			t.Errorf("option %s = %#v, want %#v", name, got, want)
+		}
+	}
+	if _, ok := doc.Options["mysql-password"]; ok {
+		t.Error("the password is recorded")
+	}
+	if len(doc.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks, want 2", len(doc.Benchmarks))
+	}
+	for i, b := range doc.Benchmarks {
+		want := jsondoc.OLTP{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 400}
+		if b.Concurrency != 3+i || b.Workload != "oltp_read_only" || b.OLTP == nil || *b.OLTP != want ||
+			b.Figures == nil || b.Figures.Transactions == 0 || b.Figures.Writes != 0 || b.Figures.Reads == 0 {
+			t.Errorf("benchmark %d: %+v, oltp %+v, figures %+v", i, b, b.OLTP, b.Figures)
+		}
+	}
+
+	file := filepath.Join(t.TempDir(), "r.json")
+	out = mustRun(t, s, append(base, "--threads=3", "--time=1", "--json="+file, "run")...)
+	if !strings.Contains(out, "SQL statistics:") {
+		t.Errorf("with --json=FILE the report is missing:\n%s", out)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, err = jsondoc.Decode(bytes.NewReader(data)); err != nil || len(doc.Benchmarks) != 1 || doc.Options["json"] != file {
+		t.Errorf("file document: %v, %+v", err, doc)
 	}
 }

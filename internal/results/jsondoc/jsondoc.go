@@ -134,6 +134,13 @@ type Benchmark struct {
 
 	// Rate is present for paced (--rate) benchmarks.
 	Rate *Rate `json:"rate,omitempty"`
+
+	// Point, Figures, OLTP and TPCC describe a registered workload's
+	// benchmark (--workload, goslap sysbench); mysqlslap's have none.
+	Point   *Point   `json:"point,omitempty"`
+	Figures *Figures `json:"figures,omitempty"`
+	OLTP    *OLTP    `json:"oltp,omitempty"`
+	TPCC    *TPCC    `json:"tpcc,omitempty"`
 }
 
 // Iteration is one measured phase: absolute wall-clock bounds (warm-up

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/prefill"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -307,4 +308,11 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 		delete(w.created, name)
 	}
 	return firstErr
+}
+
+// FillJSON records in a --json benchmark at p what reading its figures
+// needs: the dialect, the id distribution and the tables' size.
+func (w *Workload) FillJSON(b *jsondoc.Benchmark, p workload.Point) {
+	b.OLTP = &jsondoc.OLTP{Dialect: w.cfg.dialect, Distribution: w.cfg.dist.kind,
+		Tables: int64(len(w.TableNames())), TableSize: w.tableSize(p.Scale)}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // Limits are TPC-C's response-time limits per transaction type (clause
@@ -165,4 +167,63 @@ func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+// IterationDone keeps the retries and failures of the iteration that
+// produced b, in its measured window (goslap --workload's report per cell,
+// built by CellSummary).
+func (w *Workload) IterationDone(b *results.Benchmark) any {
+	return w.CountsBetween(b.Start, b.End)
+}
+
+// CellSummary is tpcc-mysql's report over a cell's iterations: their
+// per-transaction histograms merged, their counts summed, tpmC over their
+// measured time together. states are IterationDone's.
+func (w *Workload) CellSummary(p workload.Point, bs []*results.Benchmark, states []any) (any, error) {
+	merged := &results.Benchmark{}
+	var counts Counts
+	var window time.Duration
+	for i, b := range bs {
+		window += b.Elapsed
+		if i < len(states) {
+			if c, ok := states[i].(Counts); ok {
+				for t := 0; t < numTx; t++ {
+					counts.Retries[t] += c.Retries[t]
+					counts.Failures[t] += c.Failures[t]
+				}
+			}
+		}
+		for j, op := range b.Ops {
+			if j == len(merged.Ops) {
+				merged.Ops = append(merged.Ops, results.Op{Name: op.Name, Recorder: latency.NewRecorder(false)})
+			}
+			if op.Recorder != nil {
+				merged.Ops[j].Merge(op.Recorder)
+			}
+		}
+	}
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	r, err := FromBenchmark(merged, counts, window)
+	if err != nil {
+		return nil, err
+	}
+	return CellReport{Report: r, Warehouses: int64(w.warehouses(p))}, nil
+}
+
+// CellReport is the report of one cell of a --workload=tpcc study.
+type CellReport struct {
+	Report
+	Warehouses int64
+}
+
+// FillJSON records the report in a --json benchmark.
+func (c CellReport) FillJSON(b *jsondoc.Benchmark) {
+	t := &jsondoc.TPCC{Warehouses: c.Warehouses, TpmC: c.TpmC(), WindowSeconds: c.Window.Seconds()}
+	for i, tx := range c.Tx {
+		t.Transactions = append(t.Transactions, jsondoc.TPCCTransaction{Name: OpNames[i], OnTime: tx.OnTime, Late: tx.Late,
+			Retries: tx.Retries, Failures: tx.Failures, Latency: tx.Latency, P90Micro: tx.P90})
+	}
+	b.TPCC = t
 }
