@@ -20,12 +20,6 @@ func clientLimit(o *Options, limit uint64, clients, client int) uint64 {
 	return l
 }
 
-// timeBound reports whether clients run until --run-time rather than
-// until a per-client limit: with --run-time and no explicit count.
-func timeBound(o *Options) bool {
-	return o.Ext.RunTime > 0 && o.NumberOfQueries == 0 && o.ExecuteNumber == 0
-}
-
 // loadTiming is the shape of one load phase in time: all offsets are from
 // the moment the clients are released.
 type loadTiming struct {

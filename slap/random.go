@@ -1,8 +1,6 @@
 package slap
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	mrand "math/rand"
 
 	"github.com/goslap/goslap/internal/templates"
@@ -24,16 +22,6 @@ type runRandom struct {
 	// same --seed sends the same statements.
 	loadSeq  uint64
 	mainRand *mrand.Rand
-}
-
-// runSeed is --seed, or a random seed when none was given.
-func runSeed(o *Options) uint64 {
-	if o.Ext.SeedSet {
-		return o.Ext.Seed
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:]) >> 1 // fits a JSON number exactly below 2^63
 }
 
 func newRunRandom(o *Options, p *sqlgen.Plan, seed uint64) (*runRandom, error) {
