@@ -1,8 +1,8 @@
 package mysqlslap
 
 import (
-	"math/rand/v2"
 	mrand "math/rand"
+	"math/rand/v2"
 	"strings"
 	"unsafe"
 

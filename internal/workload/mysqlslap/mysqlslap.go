@@ -221,4 +221,6 @@ func (s *Script) EndIteration(ctx context.Context, sess *workload.Session, _ wor
 }
 
 // Load returns it's clients (workload.Workload).
-func (s *Script) Load(it workload.Iteration) (workload.Load, error) { return s.NewLoad(it.Clients), nil }
+func (s *Script) Load(it workload.Iteration) (workload.Load, error) {
+	return s.NewLoad(it.Clients), nil
+}
