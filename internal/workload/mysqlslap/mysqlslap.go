@@ -138,10 +138,10 @@ func (s *Script) Plan() *sqlgen.Plan { return s.plan }
 // dropped it since (a failed run drops it again, if it owns it).
 func (s *Script) CreatedSchema() bool { return s.created }
 
-// QuoteSchema is the one rule for the schema name in a statement: in back
+// QuoteName is the one rule for a name (the schema's) in a statement: in back
 // quotes, a back quote inside doubled, which leaves every ordinary name
 // exactly as mysqlslap writes it (also in --only-print).
-func QuoteSchema(name string) string {
+func QuoteName(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
