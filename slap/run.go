@@ -229,10 +229,8 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 			}
 		}
 		var total uint64
-		if !timeBound(o) {
-			for id := range clients {
-				total += load.Units(id)
-			}
+		for id := range clients {
+			total += load.Statements(id)
 		}
 		bar = startProgress(f, progressLabel(e, clients, iteration, r.p.Iterations), total, o.Ext.RunTime, done.Load)
 	}

@@ -84,20 +84,26 @@ func (l *Load) clientLimit(id int) uint64 {
 	return q
 }
 
+// Statements is the number of --query statements client id runs; 0 when
+// it runs until the deadline or has none.
+func (l *Load) Statements(id int) uint64 {
+	if l.n == 0 || l.s.cfg.TimeBound {
+		return 0
+	}
+	if u := l.clientLimit(id); u != 0 {
+		return u
+	}
+	return uint64(l.n)
+}
+
 // Units is the number of units client id runs (engine.Plan's
 // PerClientEvents); 0 when it runs until the deadline.
 func (l *Load) Units(id int) uint64 {
 	if l.n == 0 {
 		return 1
 	}
-	if l.s.cfg.TimeBound {
-		return 0
-	}
-	u := l.clientLimit(id)
-	if u == 0 {
-		u = uint64(l.n)
-	}
-	if l.s.plan.Detach > 0 {
+	u := l.Statements(id)
+	if u != 0 && l.s.plan.Detach > 0 {
 		u++ // the reconnect before the first statement
 	}
 	return u
