@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -101,26 +100,6 @@ func BenchmarkExec(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkStatement is one client's step as the load phase runs it: key
-// appended into the client's buffer, the round trip, the latency recorded.
-func BenchmarkStatement(b *testing.B) {
-	s := servertest.Require(b)
-	keys := benchTable(b, s)
-	c := benchConn(b, s)
-	lp := &loadPhase{
-		texts:    []string{"SELECT intcol1,charcol1 FROM t1 WHERE id = "},
-		needsKey: []bool{true},
-	}
-	cr := &clientRun{lp: lp, conn: c, keys: keys, lat: &clientLatency{}, base: time.Now(),
-		rng: rand.New(rand.NewPCG(1, 2)), own: &clientState{}}
-	b.ReportAllocs()
-	for b.Loop() {
-		if !cr.statement(0, true) {
-			b.Fatal("statement failed")
-		}
 	}
 }
 

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/internal/testserver/servertest"
-	"github.com/goslap/goslap/sqlgen"
 )
 
 // TestFailedDropComesAfterItsCause: when the clean-up after a failure
@@ -49,22 +47,6 @@ func TestFailedDropComesAfterItsCause(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "goslap: Cannot run query ALTER USER ") ||
 		!strings.HasPrefix(lines[1], "goslap: could not drop schema '"+o.CreateSchema+"' after the error: 4151 ") {
 		t.Errorf("message:\n%s", ee.Msg)
-	}
-}
-
-// TestTemplatesDoubleBraceWithoutPlaceholder: with --templates, "{{" is a
-// literal "{" also in a statement that has no placeholder (it was sent
-// as written, "{{" and all).
-func TestTemplatesDoubleBraceWithoutPlaceholder(t *testing.T) {
-	list, err := parseTemplates([]sqlgen.Statement{{Text: "SELECT '{{x}'"}, {Text: "SELECT 1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if list == nil || list[0] == nil || list[1] != nil {
-		t.Fatalf("templates %v: want one for the first statement only", list)
-	}
-	if got := list[0].Render(templates.NewSource(1, 0)); got != "SELECT '{x}'" {
-		t.Errorf("rendered %q", got)
 	}
 }
 

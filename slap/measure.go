@@ -3,51 +3,40 @@ package slap
 import (
 	"fmt"
 	"io"
-	mrand "math/rand"
-	"sync/atomic"
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/pacer"
+	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload/mysqlslap"
+	"github.com/goslap/goslap/sqlgen"
 )
 
-// clientState is what a client of a load phase keeps beside mysqlslap's
-// loop: its latency recorder, its progress count and its --templates
-// rendering state. Only its client writes it during the load; done is read
-// by the progress line.
-type clientState struct {
-	rec  *latency.Recorder
-	done atomic.Uint64 // queries finished, warm-up included (progress)
-	rand *mrand.Rand   // --templates source
-	buf  []byte        // rendered statement, reused
-	_    [64]byte      // keep neighbouring clients' counters off this cache line
-}
-
-// benchTotals accumulates one benchmark's measurements over its
-// iterations.
-type benchTotals struct {
-	rec     *latency.Recorder
-	seconds float64
-}
-
-func newBenchTotals(o *Options) *benchTotals {
-	return &benchTotals{rec: latency.NewRecorder(o.Ext.Rate > 0)}
-}
-
-// add merges one load phase's client recorders.
-func (bt *benchTotals) add(cs []clientState, measured time.Duration) {
-	for i := range cs {
-		if cs[i].rec != nil {
-			bt.rec.Merge(cs[i].rec)
-		}
+// benchmarkResult is one mysqlslap benchmark (engine × concurrency value)
+// from the engine's results of its iterations: the iteration times in
+// mysqlslap's milliseconds and goslap's measurements of the --query
+// statements. It warns on stderr when a --rate was not held or errors
+// were ignored.
+func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+	res := BenchmarkResult{
+		Engine:           e.Name,
+		HasEngine:        e.Named,
+		LoadType:         p.LoadType,
+		Concurrency:      clients,
+		QueriesPerClient: p.PerClientLimit(clients),
+		IterationMillis:  make([]int64, 0, len(benches)),
 	}
-	bt.seconds += measured.Seconds()
-}
-
-// finish fills res's Measurements and warns on stderr when a --rate was
-// not held or errors were ignored.
-func (bt *benchTotals) finish(res *BenchmarkResult, o *Options, stderr io.Writer) {
-	res.finishMeasurements(bt.rec, bt.seconds)
+	rec := latency.NewRecorder(o.Ext.Rate > 0)
+	var seconds float64
+	for _, b := range benches {
+		res.IterationMillis = append(res.IterationMillis, iterationMillis(b.Start, b.End))
+		res.IterationBounds = append(res.IterationBounds, Bounds{Start: b.Start, End: b.Start.Add(b.Elapsed)})
+		if q := b.Ops[mysqlslap.OpQuery].Recorder; q != nil {
+			rec.Merge(q)
+		}
+		seconds += b.Elapsed.Seconds()
+	}
+	res.finishMeasurements(rec, seconds)
 	if timeBound(o) && res.Concurrency > 0 {
 		// "Average number of queries per client" of a time-bound run is
 		// what the clients executed, not a configured limit.
@@ -56,8 +45,8 @@ func (bt *benchTotals) finish(res *BenchmarkResult, o *Options, stderr io.Writer
 	}
 	if o.Ext.Rate > 0 {
 		res.TargetRate = o.Ext.Rate
-		p := pacer.Pacer{Rate: o.Ext.Rate, Clients: res.Concurrency}
-		res.RateKept = p.Kept(res.QPS)
+		pc := pacer.Pacer{Rate: o.Ext.Rate, Clients: res.Concurrency}
+		res.RateKept = pc.Kept(res.QPS)
 		if !res.RateKept {
 			fmt.Fprintf(stderr, "%s: warning: the clients could not keep --rate=%g: achieved %.1f queries per second (%d clients, largest start delay %v)\n",
 				ProgName, o.Ext.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
@@ -69,4 +58,5 @@ func (bt *benchTotals) finish(res *BenchmarkResult, o *Options, stderr io.Writer
 			fmt.Fprintf(stderr, "%s: ignored error %d %d times (%s)\n", ProgName, e.Code, e.Count, e.Message)
 		}
 	}
+	return res
 }

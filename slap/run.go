@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-
-	"github.com/goslap/goslap/internal/templates"
+	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/mysqlslap"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -35,11 +38,13 @@ type Output struct {
 // ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run executes a Plan against the server (spec section 3): for every engine,
-// every concurrency value and every iteration it (re)creates the schema,
-// loads the create list, runs the hooks and the timed load, and writes each
-// concurrency value's Benchmark block (unless silent) and CSV line as soon as
-// its iterations are done. It returns the results in order.
+// Run executes a Plan against the server (spec section 3): it walks the
+// run's mysqlslap script (internal/workload/mysqlslap): for every engine,
+// every concurrency value and every iteration the main connection's steps
+// (schema, create list, hooks) run here and the timed load runs on the
+// engine; each concurrency value's Benchmark block (unless silent) and CSV
+// line are written from the engine's results as soon as its iterations are
+// done. It returns the results in order.
 //
 // Errors are *ExitError values ready for Main: exit status 1 with
 // mysqlslap's wording, naming the statement, the server's error code and
@@ -59,26 +64,42 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 		seed = out.Record.Seed
 		defer func() { out.Record.add(out.Target, server, results) }()
 	}
-	own, err := newRunRandom(o, p, seed)
-	if err != nil {
-		return nil, err
-	}
+	r := &runner{ctx: ctx, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
+	cfg := scriptConfig(o, p, seed)
 	if o.Verbose >= 2 {
-		for _, line := range p.BuildLog {
+		cfg.Note = func(line string) { io.WriteString(out.Stdout, line+"\n") }
+	}
+	if o.Verbose >= 3 {
+		var mu sync.Mutex // the clients echo concurrently
+		cfg.Echo = func(line string) {
+			mu.Lock()
 			io.WriteString(out.Stdout, line+"\n")
+			mu.Unlock()
 		}
 	}
-	r, err := newRunner(ctx, o, p, out)
-	if err != nil {
+	cfg.SchemaCreated = func(c *mysqlconn.Conn) error { return createMarker(c, p.Schema) }
+	cfg.TablesCreated = func(*mysqlconn.Conn) error {
+		return r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, p.Schema) })
+	}
+	cfg.System = func(_ context.Context, name, command string) error { return r.system(name, command) }
+	if r.script, err = newScript(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Note != nil {
+		for _, line := range p.BuildLog {
+			cfg.Note(line)
+		}
+	}
+	if err := r.connect(); err != nil {
 		return nil, err
 	}
 	defer r.main.Close()
 	defer r.closeLedger()
-	r.own = own
 	if out.Record != nil && o.Ext.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
-	results, err = r.run()
+	err = r.script.Walk(r)
+	results = r.results
 	if err == nil {
 		err = r.leaveSchema()
 	}
@@ -92,48 +113,50 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 	return results, err
 }
 
+// runner is one Run: the main connection, the worker connector and the
+// script's walk (it is the script's Visitor).
 type runner struct {
 	ctx     context.Context
 	o       *Options
 	p       *sqlgen.Plan
 	out     Output
 	verbose int
+	seed    uint64
+	script  *mysqlslap.Script
 
 	mainConn *mysqlconn.Connector
 	main     *mysqlconn.Conn
 	workers  *mysqlconn.Connector
-	// createdSchema: this run executed CREATE SCHEMA and has not dropped it
-	// since; an aborted run drops it again (if it owns it).
-	createdSchema bool
 	// ledger writes the ownership marker's inventory (safety.go) when the
 	// main connection has autocommit off; opened when first needed.
 	ledger *mysqlconn.Conn
 
-	// own is the run's seed, random streams and templates (random.go);
-	// worker.go reads it under this name.
-	own *runRandom
+	// benches are the current benchmark's iterations; results the
+	// finished benchmarks.
+	benches []*results.Benchmark
+	results []BenchmarkResult
 }
 
-func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*runner, error) {
-	r := &runner{ctx: ctx, o: o, p: p, out: out, verbose: o.Verbose}
+func (r *runner) connect() error {
+	o, p := r.o, r.p
 	mainCfg, err := DriverConfig(o, "")
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return Exitf(1, "%v", err)
 	}
 	workerCfg, err := DriverConfig(o, p.Schema)
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return Exitf(1, "%v", err)
 	}
 	// MariaDB runs --init-command on worker connections only (spec 1.1).
 	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
-		return nil, Exitf(1, "%v", err)
+		return Exitf(1, "%v", err)
 	}
 	if r.workers, err = mysqlconn.NewConnector(workerCfg, o.InitCommand); err != nil {
-		return nil, Exitf(1, "%v", err)
+		return Exitf(1, "%v", err)
 	}
 	if r.main, err = r.mainConn.Connect(nil); err != nil {
 		_, msg := mysqlconn.ConnectError(err, mainCfg.Net, mainCfg.Addr)
-		return nil, Exitf(1, "Error when connecting to server: %s", msg)
+		return Exitf(1, "Error when connecting to server: %s", msg)
 	}
 	if o.SQLModeSet {
 		// MySQL's behaviour: backticks, main connection only, "prog:<error>".
@@ -141,38 +164,111 @@ func newRunner(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (*ru
 		r.echo(stmt)
 		if err := r.main.Exec(stmt); err != nil {
 			r.main.Close()
-			return nil, &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err)}
+			return &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err)}
 		}
 	}
 	if err := checkSchemaSafety(r.main, o, p); err != nil {
 		r.main.Close()
-		return nil, err
+		return err
 	}
-	return r, nil
+	return nil
 }
 
-func (r *runner) run() ([]BenchmarkResult, error) {
-	var results []BenchmarkResult
-	for _, engine := range r.p.Engines {
-		r.verbosef(2, "Starting Concurrency Test")
-		for _, clients := range r.p.Concurrency {
-			res, err := r.runConcurrency(clients, engine)
-			if err != nil {
-				return results, err
-			}
-			r.verbosef(2, "Generating stats")
-			if err := r.report(&res); err != nil {
-				return results, err
-			}
-			results = append(results, res)
-		}
-		if r.p.OwnsSchema {
-			if err := r.dropSchema(); err != nil {
-				return results, err
-			}
-		}
+// Note prints a --verbose line of the script's walk.
+func (r *runner) Note(line string) { r.verbosef(2, line) }
+
+// Main performs one main-connection step of the script.
+func (r *runner) Main(st mysqlslap.Step) error {
+	err := r.script.Exec(r.ctx, r.main, st)
+	var se *mysqlslap.Error
+	if errors.As(err, &se) {
+		return Exitf(1, "%s", se.Msg)
 	}
-	return results, nil
+	return err
+}
+
+// Load runs one iteration's timed load on the engine.
+func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	o := r.o
+	load := r.script.NewLoad(clients)
+	plan := engine.Plan{
+		Connector: r.workers,
+		Workload:  r.script,
+		Load:      load,
+		Iteration: workload.Iteration{
+			Point:  workload.Point{Engine: e.Name, EngineOptions: e.Options, Clients: clients},
+			Number: iteration,
+		},
+		Clients:           clients,
+		PerClientEvents:   load.Units,
+		Duration:          o.Ext.RunTime,
+		Warmup:            o.Ext.WarmupTime,
+		Rate:              o.Ext.Rate,
+		Uniform:           true,
+		ConnectAfterStart: true, // mysqlslap's threads connect on the clock
+		Seed:              r.seed,
+	}
+	if o.Ext.ThreadBelowSet {
+		below := o.Ext.ThreadBelow
+		plan.ThreadPerClientBelow = &below
+	}
+	if o.Ext.TolerantErrors() {
+		plan.Ignore = o.Ext.Tolerates
+	}
+	var bar *progressLine
+	if f := progressTerminal(o, r.out.Stderr); f != nil {
+		// The line counts the queries of the engine's snapshots.
+		var done atomic.Uint64
+		plan.ReportInterval = progressInterval
+		plan.OnInterval = func(iv results.Interval) {
+			if len(iv.Ops) > mysqlslap.OpQuery {
+				done.Add(uint64(iv.Ops[mysqlslap.OpQuery].Count))
+			}
+		}
+		var total uint64
+		for id := range clients {
+			total += load.Statements(id)
+		}
+		bar = startProgress(f, progressLabel(e, clients, iteration, r.p.Iterations), total, o.Ext.RunTime, done.Load)
+	}
+	b, err := engine.Run(r.ctx, plan)
+	bar.end()
+	if err != nil {
+		return r.loadError(err)
+	}
+	r.benches = append(r.benches, b)
+	return nil
+}
+
+// loadError is the message of the error that stopped a load, in
+// mysqlslap's words.
+func (r *runner) loadError(err error) error {
+	var stmt *mysqlslap.StatementError
+	var conn *engine.ConnectError
+	switch {
+	case r.ctx.Err() != nil:
+		return r.ctx.Err() // Run turns it into the interrupt's exit status
+	case errors.As(err, &stmt):
+		return Exitf(1, "%s", stmt.Error())
+	case errors.As(err, &conn):
+		return Exitf(1, "%s", conn.Error())
+	}
+	return Exitf(1, "%v", err)
+}
+
+// Done reports one benchmark (engine × concurrency value) from its
+// iterations' results, as soon as they are done.
+func (r *runner) Done(e sqlgen.Engine, clients int) error {
+	res := benchmarkResult(r.o, r.p, e, clients, r.benches, r.out.Stderr)
+	r.benches = r.benches[:0]
+	if err := r.report(&res); err != nil {
+		return err
+	}
+	r.results = append(r.results, res)
+	return nil
 }
 
 // report writes one result as soon as its concurrency value is done.
@@ -194,141 +290,13 @@ func (r *runner) report(res *BenchmarkResult) error {
 	return nil
 }
 
-// runConcurrency runs all iterations of one concurrency value (spec 3.2).
-func (r *runner) runConcurrency(clients int, engine sqlgen.Engine) (BenchmarkResult, error) {
-	limit := r.p.PerClientLimit(clients)
-	res := BenchmarkResult{
-		Engine:           engine.Name,
-		HasEngine:        engine.Named,
-		LoadType:         r.p.LoadType,
-		Concurrency:      clients,
-		QueriesPerClient: limit,
-		IterationMillis:  make([]int64, 0, r.p.Iterations),
-	}
-	totals := newBenchTotals(r.o)
-	for it := 0; it < r.p.Iterations; it++ {
-		if err := r.ctx.Err(); err != nil {
-			return res, err
-		}
-		r.own.nextLoad()
-		if r.p.OwnsSchema {
-			if err := r.dropSchema(); err != nil {
-				return res, err
-			}
-		}
-		if r.p.HasCreate {
-			if err := r.createSchema(engine); err != nil {
-				return res, err
-			}
-		}
-		r.verbosef(2, "Generating primary key list")
-		keys, err := r.primaryKeys(engine)
-		if err != nil {
-			return res, err
-		}
-		if r.p.Commit > 0 {
-			if err := r.mainExec("SET AUTOCOMMIT=0"); err != nil {
-				return res, err
-			}
-		}
-		if err := r.system("pre_system", r.o.PreSystem); err != nil {
-			return res, err
-		}
-		if err := r.mainList(r.p.PreQuery, r.own.pre); err != nil {
-			return res, err
-		}
-		lp := newLoadPhase(r, clients, limit, keys)
-		lp.label = progressLabel(engine, clients, it+1, r.p.Iterations)
-		ms, err := lp.run()
-		if err != nil {
-			return res, err
-		}
-		res.IterationMillis = append(res.IterationMillis, ms)
-		res.IterationBounds = append(res.IterationBounds, measuredBounds(lp))
-		totals.add(lp.cs, lp.measured)
-		if err := r.mainList(r.p.PostQuery, r.own.post); err != nil {
-			return res, err
-		}
-		if err := r.system("post_system", r.o.PostSystem); err != nil {
-			return res, err
-		}
-	}
-	totals.finish(&res, r.o, r.out.Stderr)
-	return res, nil
-}
-
-// measuredBounds are the wall-clock bounds of lp's measured part: from the
-// end of the warm-up for the measured time. A phase that ended within its
-// warm-up measured nothing; its bounds are then both its end.
-func measuredBounds(lp *loadPhase) Bounds {
-	from := lp.base.Add(lp.timing.warmup)
-	if now := time.Now(); lp.measured == 0 && now.Before(from) {
-		from = now
-	}
-	return Bounds{Start: from, End: from.Add(lp.measured)}
-}
-
-// progressLabel names a load phase on the progress line.
+// progressLabel names a load on the progress line.
 func progressLabel(engine sqlgen.Engine, clients, it, iterations int) string {
 	label := fmt.Sprintf("%d clients, iteration %d/%d", clients, it, iterations)
 	if engine.Named {
 		label = engine.Name + ", " + label
 	}
 	return label
-}
-
-// quoteIdent back-quotes a schema name; a back-quote inside is doubled,
-// which leaves every ordinary name exactly as mysqlslap writes it.
-func quoteIdent(name string) string {
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-}
-
-func (r *runner) dropSchema() error {
-	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
-	r.echo(stmt)
-	if err := r.main.Exec(stmt); err != nil {
-		return Exitf(1, "Cannot drop database '%s' ERROR : %s", r.p.Schema, mysqlconn.ErrorText(err))
-	}
-	r.createdSchema = false
-	return nil
-}
-
-func (r *runner) createSchema(engine sqlgen.Engine) error {
-	r.verbosef(2, "Loading Pre-data")
-	stmt := "CREATE SCHEMA " + quoteIdent(r.p.Schema)
-	r.echo(stmt)
-	if err := r.main.Exec(stmt); err != nil {
-		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
-	}
-	r.createdSchema = true
-	// DDL: on the main connection, right after CREATE SCHEMA's implicit commit.
-	if err := createMarker(r.main, r.p.Schema); err != nil {
-		return Exitf(1, "Cannot create schema %s : %s", r.p.Schema, mysqlconn.ErrorText(err))
-	}
-	// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
-	r.echo(stmt)
-	if err := r.main.Exec("USE " + quoteIdent(r.p.Schema)); err != nil {
-		return Exitf(1, "Cannot select schema '%s': %s", r.p.Schema, mysqlconn.ErrorText(err))
-	}
-	for list := r.p.CreateList(); ; {
-		s, i, ok := list.Next()
-		if !ok {
-			break
-		}
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		if i >= 0 {
-			s.Text = r.own.mainText(r.own.create, i, s.Text)
-		}
-		if err := r.mainExec(s.WithEngine(engine)); err != nil {
-			return err
-		}
-	}
-	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
-		return Exitf(1, "%s", mysqlconn.ErrorText(err))
-	}
-	return nil
 }
 
 // ledgerDo runs f (which writes the ownership marker's inventory) where it
@@ -364,48 +332,11 @@ func (r *runner) closeLedger() {
 // keeps (--no-drop), so that a later run can prove it is goslap's: the load
 // may have created objects since the create list.
 func (r *runner) leaveSchema() error {
-	if !r.createdSchema || r.p.OwnsSchema {
+	if !r.script.CreatedSchema() || r.p.OwnsSchema {
 		return nil
 	}
 	if err := r.ledgerDo(func(c *mysqlconn.Conn) error { return recordInventory(c, r.p.Schema) }); err != nil {
 		return Exitf(1, "%s", mysqlconn.ErrorText(err))
-	}
-	return nil
-}
-
-// primaryKeys is the key list of spec 2.6: nil without a primary key
-// column, the fake key for blackhole engines, else every id in t1.
-func (r *runner) primaryKeys(engine sqlgen.Engine) ([]string, error) {
-	if !r.p.NeedsKeys {
-		return nil, nil
-	}
-	if engine.UsesFakeKeys() {
-		return []string{sqlgen.FakeKey}, nil
-	}
-	const stmt = "SELECT id from t1"
-	r.echo(stmt)
-	keys, err := r.main.QueryStrings(stmt)
-	if err != nil {
-		return nil, Exitf(1, "Cannot select GUID primary keys. (%s)", mysqlconn.ErrorText(err))
-	}
-	return keys, nil
-}
-
-// mainList runs a pre- or post-query list on the main connection,
-// rendering its --templates placeholders (tmpl, nil without).
-func (r *runner) mainList(list []sqlgen.Statement, tmpl []*templates.Template) error {
-	for i, s := range list {
-		if err := r.mainExec(r.own.mainText(tmpl, i, s.Text)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *runner) mainExec(stmt string) error {
-	r.echo(stmt)
-	if err := r.main.Exec(stmt); err != nil {
-		return Exitf(1, "Cannot run query %s ERROR : %s", stmt, mysqlconn.ErrorText(err))
 	}
 	return nil
 }
@@ -427,14 +358,15 @@ func (r *runner) system(name, command string) error {
 // returns the line saying the drop failed ("" if it did not), which
 // belongs after the error that ended the run, not before it.
 func (r *runner) cleanup() string {
-	if r.createdSchema && !r.p.OwnsSchema {
+	created := r.script.CreatedSchema()
+	if created && !r.p.OwnsSchema {
 		_ = r.leaveSchema() // best effort: without it the schema is refused later, which is safe
 		return ""
 	}
-	if !r.createdSchema {
+	if !created {
 		return ""
 	}
-	stmt := "DROP SCHEMA IF EXISTS " + quoteIdent(r.p.Schema)
+	stmt := "DROP SCHEMA IF EXISTS " + mysqlslap.QuoteName(r.p.Schema)
 	if r.main.Exec(stmt) == nil {
 		return ""
 	}

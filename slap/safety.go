@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/workload/mysqlslap"
 
 	"github.com/goslap/goslap/sqlgen"
 )
@@ -128,7 +129,9 @@ func provenObjects(c *mysqlconn.Conn, schema string, objects []schemaObject) (ma
 	return proven, nil
 }
 
-func markerName(schema string) string { return quoteIdent(schema) + "." + quoteIdent(markerTable) }
+func markerName(schema string) string {
+	return mysqlslap.QuoteName(schema) + "." + mysqlslap.QuoteName(markerTable)
+}
 
 // createMarker is run right after CREATE SCHEMA: from then on the schema is
 // provably goslap's, holding (so far) only the marker.

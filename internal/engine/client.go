@@ -92,9 +92,16 @@ func (c *client) run(ready *sync.WaitGroup, release <-chan struct{}, looped *syn
 		c.slot.Clear()
 	}()
 	defer looped.Done()
-	ok := c.start()
-	ready.Done()
-	<-release
+	var ok bool
+	if r.p.ConnectAfterStart {
+		ready.Done()
+		<-release
+		ok = c.start()
+	} else {
+		ok = c.start()
+		ready.Done()
+		<-release
+	}
 	if !ok || r.stopped.Load() {
 		r.running.Add(-1)
 		return
@@ -236,11 +243,12 @@ func (c *client) loop() {
 		if r.paced {
 			due = c.nextDue(due)
 		}
-		if step.Reconnect && !c.redial() {
-			return
-		}
 		if timed && !t1.Before(deadline) {
 			r.setReason(&endedByTime)
+			return
+		}
+		// A client with no unit left does not reconnect for one.
+		if step.Reconnect && (c.limit == 0 || c.events < c.limit) && !c.redial() {
 			return
 		}
 	}

@@ -68,6 +68,16 @@ type Plan struct {
 	ReportInterval time.Duration
 	OnInterval     func(results.Interval)
 
+	// ConnectAfterStart makes clients connect and begin after the clock
+	// starts, as mysqlslap's threads do, so the connects are part of the
+	// measured time; a client that cannot connect then fails the load
+	// (Run returns the Benchmark so far). By default clients connect
+	// before the clock (sysbench).
+	ConnectAfterStart bool
+	// ThreadPerClientBelow is mysqlconn.Connector.StartThreads's threshold
+	// (goslap's --thread-per-client-below); nil: its default.
+	ThreadPerClientBelow *int
+
 	// Seed keys the arrival schedule's random streams (with the global
 	// client id), so a rerun with the same seed paces the same way.
 	Seed uint64

@@ -118,7 +118,11 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		}
 	}
 
-	r.threads = p.Connector.StartThreads(p.Clients, -1)
+	below := -1
+	if p.ThreadPerClientBelow != nil {
+		below = *p.ThreadPerClientBelow
+	}
+	r.threads = p.Connector.StartThreads(p.Clients, below)
 	defer r.threads.Stop()
 	var ready, looped, done sync.WaitGroup
 	release := make(chan struct{})
