@@ -3,7 +3,7 @@ export PATH := $(PATH):/usr/local/go/bin:/usr/sbin:/sbin
 
 GO ?= go
 
-.PHONY: build test vet deps demo bench bench-oltp bench-prefill clean
+.PHONY: build test vet deps demo bench bench-oltp bench-prefill bench-many-clients clean
 
 # A static build (no cgo): libc is not mapped into the process, which saves
 # ~2 MB of max RSS per run (BENCHMARKS.md); os/user and DNS have pure-Go
@@ -60,6 +60,14 @@ bench-oltp: deps build
 	$(GO) run ./bench/oltpbench -goslap ./goslap -runs $(BENCH_RUNS) -server default,tuned $(OLTP_BENCH_FLAGS)
 bench-prefill: deps
 	$(GO) run ./bench/prefillbench -rows 1000000 -runs $(BENCH_RUNS) -conns 1,4
+
+# bench-many-clients: 19000 clients (this box's open-files limit is 20000 per
+# process), goslap against mariadb-slap, on a default-settings server that
+# holds them with MariaDB's thread pool and a small table cache
+# (BENCHMARKS.md, "19000 clients"; about 2 minutes).
+bench-many-clients: deps build
+	$(GO) run ./bench/slapbench -goslap ./goslap -rows key-19000 -servers default \
+	  -server-options thread_handling=pool-of-threads,table_open_cache=20 -queries 380000 -runs 3 -v
 
 clean:
 	rm -f goslap
