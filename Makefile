@@ -38,7 +38,9 @@ demo: deps build
 # bench: goslap against mariadb-slap on two throw-away servers
 # (bench/slapbench), one with MariaDB's default settings and the tuned one:
 # key, read, write and mixed loads of 100000 queries at 16 clients, key at
-# 1, 4, 64, 256, 1000 and 10000 clients; runs alternated, medians of
+# 1, 4, 64, 256, 1000 and 10000 clients, and beside every key row up to
+# 1000 clients sysbench 1.0's oltp_point_select at the same thread count on
+# a 100-row table (text protocol and prepared); runs alternated, medians of
 # BENCH_RUNS; prints the Markdown tables of BENCHMARKS.md (progress on
 # stderr). Long: the 30000-query, 5-run session of BENCHMARKS.md took 13
 # minutes for both servers; 100000 queries x 7 runs is about 4-5 times that.

@@ -14,6 +14,15 @@
 //
 //	go run ./bench/slapbench -goslap ./goslap -runs 5
 //
+// The key rows also run sysbench 1.0's oltp_point_select at the same thread
+// count on an equivalent table (100 rows, as mysqlslap's -a inserts, one
+// point select per event), once with the text protocol and once with
+// server-side prepared statements: the best C client we know, so the table
+// shows where goslap stands against it, not only against mariadb-slap
+// (-sysbench "" leaves them out). sysbench connects its threads before its
+// clock starts while both mysqlslaps connect inside theirs, which flatters
+// sysbench's wall time at high thread counts.
+//
 // A goslap variant can carry its own environment, NAME=PATH@VAR=VALUE, e.g.
 // the two client paths of one binary for the concurrency sweep:
 //
@@ -64,12 +73,21 @@ type tool struct {
 	name string
 	path string
 	env  []string // extra environment (variant@VAR=VALUE)
+	// psMode is sysbench's --db-ps-mode for the sysbench rows ("disable" =
+	// text protocol, "auto" = prepared); empty for the mysqlslaps.
+	psMode string
 }
+
+// sysbenchTable is the sbtest table the sysbench rows read: as many rows as
+// mysqlslap's -a inserts (--auto-generate-sql-write-number's default), so
+// both look up ids in a 100-row table.
+const sysbenchTable = 100
 
 func main() {
 	var (
 		goslap    = flag.String("goslap", "./goslap", "goslap binary")
 		baseline  = flag.String("baseline", "mariadb-slap", "mysqlslap binary to compare with")
+		sysbench  = flag.String("sysbench", "sysbench", `sysbench 1.0 binary for the oltp_point_select rows beside the key rows ("" to leave them out)`)
 		runs      = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
 		queries   = flag.Int("queries", 100000, "--number-of-queries")
 		only      = flag.String("only", "", "comma-separated workload names to run (default all), e.g. key-16,key-1000")
@@ -131,15 +149,21 @@ func main() {
 		if *goslapEnv != "" {
 			env = append(env, strings.Split(*goslapEnv, ",")...)
 		}
-		variants = append(variants, tool{name, abs, env})
+		variants = append(variants, tool{name: name, path: abs, env: env})
 	}
 	bl, err := exec.LookPath(*baseline)
 	check(err)
-	tools := append(slices.Clone(variants), tool{base, bl, nil})
+	tools := append(slices.Clone(variants), tool{name: base, path: bl})
+	var sysbenches []tool
+	if *sysbench != "" {
+		sb, err := exec.LookPath(*sysbench)
+		check(err)
+		sysbenches = []tool{{name: "sysbench text", path: sb, psMode: "disable"}, {name: "sysbench prepared", path: sb, psMode: "auto"}}
+	}
 
 	raiseNofile(uint64(2*maxConnections(workloads) + 2000))
 	for _, kind := range strings.Split(*servers, ",") {
-		benchServer(kind, workloads, variants, tools, *extra, *tmp, *queries, *runs, *bigRuns, *bigBase, *timeout, *verbose, *serve)
+		benchServer(kind, workloads, variants, tools, sysbenches, *extra, *tmp, *queries, *runs, *bigRuns, *bigBase, *timeout, *verbose, *serve)
 	}
 }
 
@@ -180,7 +204,7 @@ func serverOptions(kind string, maxConn int) ([]string, error) {
 
 // benchServer starts one kind of server, runs every row on it and prints
 // its table.
-func benchServer(kind string, workloads []workload, variants, tools []tool, extra, tmp string,
+func benchServer(kind string, workloads []workload, variants, tools, sysbenches []tool, extra, tmp string,
 	queries, runs, bigRuns int, bigBase bool, timeout time.Duration, verbose, serve bool) {
 	maxConn := maxConnections(workloads)
 	opts, err := serverOptions(kind, maxConn)
@@ -197,6 +221,10 @@ func benchServer(kind string, workloads []workload, variants, tools []tool, extr
 	if serve {
 		fmt.Printf("socket %s pid %d\n", srv.Socket, serverPID)
 		select {}
+	}
+
+	if len(sysbenches) > 0 && slices.ContainsFunc(workloads, func(w workload) bool { return w.load == "key" && !w.solo }) {
+		check(prepareSysbench(sysbenches[0].path, srv.Socket))
 	}
 
 	common := []string{"--no-defaults", "--socket=" + srv.Socket, "--user=root",
@@ -216,6 +244,9 @@ func benchServer(kind string, workloads []workload, variants, tools []tool, extr
 			}
 		}
 		args := append(slices.Clone(common), "--auto-generate-sql-load-type="+w.load, "-c", strconv.Itoa(w.clients))
+		if w.load == "key" && !w.solo {
+			ts = append(slices.Clone(ts), sysbenches...)
+		}
 		results[w.name] = map[string][]sample{}
 		order = append(order, w.name)
 		loads[w.name] = loadAverage()
@@ -228,7 +259,11 @@ func benchServer(kind string, workloads []workload, variants, tools []tool, extr
 				slices.Reverse(seq)
 			}
 			for _, t := range seq {
-				s, err := runOnce(t.path, args, t.env, serverPID, timeout)
+				targs, wallRE := args, avgRE
+				if t.psMode != "" {
+					targs, wallRE = sysbenchArgs(srv.Socket, t.psMode, w.clients, queries), sysbenchWallRE
+				}
+				s, err := runOnce(t.path, targs, t.env, wallRE, serverPID, timeout)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "slapbench: %s %s: %v\n", w.name, t.name, err)
 					os.Exit(1)
@@ -257,7 +292,7 @@ func benchServer(kind string, workloads []workload, variants, tools []tool, extr
 			fmt.Printf("| %s | %s | %.3f | 1 | %.2f | 1 | %.1f | %.1f | 1 | %.2f | %s |\n",
 				name, base, m.wall, m.cpu, m.cpu/float64(queries)*1e6, m.rss, m.server, loads[name])
 		}
-		for _, v := range variants {
+		for _, v := range append(slices.Clone(variants), sysbenches...) {
 			ss, ok := results[name][v.name]
 			if !ok {
 				continue
@@ -310,8 +345,38 @@ func medians(ss []sample) median {
 
 var avgRE = regexp.MustCompile(`Average number of seconds to run all queries: ([0-9.]+) seconds`)
 
-// runOnce runs one benchmark process and measures it.
-func runOnce(bin string, args, env []string, serverPID int, timeout time.Duration) (sample, error) {
+// sysbenchWallRE is sysbench's "total time:" line of its General statistics.
+var sysbenchWallRE = regexp.MustCompile(`total time:\s+([0-9.]+)s`)
+
+// sysbenchOptions are the connection and table options of every sysbench call.
+func sysbenchOptions(socket string) []string {
+	return []string{"oltp_point_select", "--db-driver=mysql", "--mysql-socket=" + socket, "--mysql-user=root",
+		"--mysql-db=sbtest", "--tables=1", "--table-size=" + strconv.Itoa(sysbenchTable)}
+}
+
+// sysbenchArgs is one oltp_point_select run: queries events of one point
+// select each (sysbench's default is 10 per event), uniform ids like
+// mysqlslap's key load, no time limit.
+func sysbenchArgs(socket, psMode string, threads, queries int) []string {
+	return append(sysbenchOptions(socket), "--threads="+strconv.Itoa(threads), "--events="+strconv.Itoa(queries),
+		"--time=0", "--point-selects=1", "--rand-type=uniform", "--db-ps-mode="+psMode, "run")
+}
+
+// prepareSysbench creates the sbtest schema and table the sysbench rows read.
+func prepareSysbench(bin, socket string) error {
+	if out, err := exec.Command("mariadb", "--no-defaults", "--socket="+socket, "--user=root",
+		"-e", "CREATE DATABASE IF NOT EXISTS sbtest").CombinedOutput(); err != nil {
+		return fmt.Errorf("creating schema sbtest: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, append(sysbenchOptions(socket), "prepare")...).CombinedOutput(); err != nil {
+		return fmt.Errorf("sysbench prepare: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// runOnce runs one benchmark process and measures it; wallRE finds the wall
+// time the tool reports.
+func runOnce(bin string, args, env []string, wallRE *regexp.Regexp, serverPID int, timeout time.Duration) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -325,7 +390,7 @@ func runOnce(bin string, args, env []string, serverPID int, timeout time.Duratio
 	if err != nil {
 		return sample{}, fmt.Errorf("%v\n%s%s", err, tailText(out.String()), tailText(errb.String()))
 	}
-	m := avgRE.FindStringSubmatch(out.String())
+	m := wallRE.FindStringSubmatch(out.String())
 	if m == nil {
 		return sample{}, fmt.Errorf("no timing in the output:\n%s%s", out.String(), errb.String())
 	}
