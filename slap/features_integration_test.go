@@ -125,8 +125,12 @@ func TestRateStalled(t *testing.T) {
 	if res.RateKept || !strings.Contains(r.stderr.String(), "could not keep --rate=200") {
 		t.Errorf("kept %v, stderr %q", res.RateKept, r.stderr.String())
 	}
-	if res.Corrected.P99 < 10*res.Latency.P99 {
-		t.Errorf("corrected p99 %d µs not far above service p99 %d µs", res.Corrected.P99, res.Latency.P99)
+	// At 200/s against at most 50/s the schedule is ~150 queries (≥ 0.5 s)
+	// behind by the end of the second, whatever the machine's load does to
+	// the service time (a loaded box stretched SLEEP(0.02)'s p99 to 82 ms,
+	// so a multiple of it alone is not a fixed bar).
+	if res.Corrected.P99 < 250_000 || res.Corrected.P99 < 3*res.Latency.P99 {
+		t.Errorf("corrected p99 %d µs: want ≥ 250000 µs and ≥ 3× the service p99 %d µs", res.Corrected.P99, res.Latency.P99)
 	}
 }
 
