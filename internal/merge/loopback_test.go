@@ -72,10 +72,16 @@ func TestLoopbackShards(t *testing.T) {
 	bin := goslapBinary(t)
 	for _, tc := range []struct {
 		name, args string
-		events     uint64
+		clients    int
+		events     uint64 // 0: time-bound
 	}{
-		{"start-at", "--workload=oltp_point_select --create-schema=shard_at --tables=1 --table-size=300 -c 7 --number-of-queries=900 --start-at=now+3s", 900},
-		{"barrier", "--workload=oltp_point_select --create-schema=shard_barrier --tables=1 --table-size=300 -c 5 --run-time=1s --iterations=2 --start-at=barrier+300ms", 0},
+		{"start-at", "--workload=oltp_point_select --create-schema=shard_at --tables=1 --table-size=300 -c 7 --number-of-queries=900 --start-at=now+3s", 7, 900},
+		{"barrier", "--workload=oltp_point_select --create-schema=shard_barrier --tables=1 --table-size=300 -c 5 --run-time=1s --iterations=2 --start-at=barrier+300ms", 5, 0},
+		// mysqlslap's workload prepares again for every load: shard 0
+		// creates the schema, the table and its rows, the others wait, and
+		// shard 0 drops it only after all have finished.
+		{"mysqlslap start-at", "-a --create-schema=shard_slap_at -c 7 --number-of-queries=700 --iterations=2 --start-at=now+3s", 7, 2 * 700},
+		{"mysqlslap barrier", "-a --auto-generate-sql-add-autoincrement --auto-generate-sql-load-type=key --create-schema=shard_slap_barrier -c 5 --number-of-queries=500 --iterations=2 --start-at=barrier+300ms", 5, 2 * 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -104,7 +110,7 @@ func TestLoopbackShards(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := d.Benchmarks[0]
-			clients := map[string]int{"start-at": 7, "barrier": 5}[tc.name]
+			clients := tc.clients
 			if b.Executed != sum || tc.events > 0 && sum != tc.events || b.Concurrency != clients {
 				t.Errorf("merged executed %d, shards' sum %d (want %d), clients %d (want %d)", b.Executed, sum, tc.events, b.Concurrency, clients)
 			}
