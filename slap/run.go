@@ -312,17 +312,25 @@ func (r *runner) Done(e sqlgen.Engine, clients int) error {
 
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
+	block := !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint
+	return writeResult(r.out.Stdout, r.out.CSV, res, block, r.o.Ext.Latency)
+}
+
+// writeResult is mysqlslap's report of one result, of a run or merged
+// from shards: the Benchmark block on stdout (block), the CSV line on csv
+// (if not nil), each with goslap's --latency figures (latency).
+func writeResult(stdout, csv io.Writer, res *BenchmarkResult, block, latency bool) error {
 	writeBlock, writeCSV := WriteBenchmark, WriteCSVLine
-	if r.o.Ext.Latency {
+	if latency {
 		writeBlock, writeCSV = WriteBenchmarkLatency, WriteCSVLineLatency
 	}
-	if !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint {
-		if err := writeBlock(r.out.Stdout, res); err != nil {
+	if block {
+		if err := writeBlock(stdout, res); err != nil {
 			return Exitf(1, "writing the report: %v", err)
 		}
 	}
-	if r.out.CSV != nil {
-		if err := writeCSV(r.out.CSV, res); err != nil {
+	if csv != nil {
+		if err := writeCSV(csv, res); err != nil {
 			return Exitf(1, "writing the CSV line: %v", err)
 		}
 	}
