@@ -65,13 +65,13 @@ func parseMerge(args []string) (*mergeCommand, error) {
 			c.files = append(c.files, args[i+1:]...)
 			i = len(args)
 		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, fmt.Errorf("merge: unknown option '%s'\n%s", a, strings.TrimSuffix(MergeUsage, "\n"))
+			return nil, fmt.Errorf("merge: unknown option '%s' (goslap merge --help lists them)", a)
 		default:
 			c.files = append(c.files, a)
 		}
 	}
 	if len(c.files) == 0 {
-		return nil, fmt.Errorf("merge: no shard documents given\n%s", strings.TrimSuffix(MergeUsage, "\n"))
+		return nil, fmt.Errorf("merge: no shard documents given (goslap merge --help)")
 	}
 	return c, nil
 }

@@ -91,7 +91,7 @@ func TestLoopbackShards(t *testing.T) {
 		// creates the schema, the table and its rows, the others wait, and
 		// shard 0 drops it only after all have finished.
 		{"mysqlslap start-at", "-a --create-schema=shard_slap_at -c 7 --number-of-queries=700 --iterations=2 --start-at=now+3s", 7, 2 * 700},
-		{"mysqlslap barrier", "-a --auto-generate-sql-add-autoincrement --auto-generate-sql-load-type=key --create-schema=shard_slap_barrier -c 5 --number-of-queries=500 --iterations=2 --start-at=barrier+300ms", 5, 2 * 500},
+		{"mysqlslap barrier", "-a --auto-generate-sql-add-autoincrement --auto-generate-sql-load-type=key --create-schema=shard_slap_barrier -c 5 --number-of-queries=5000 --iterations=2 --latency --start-at=barrier+300ms", 5, 2 * 5000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
