@@ -20,6 +20,7 @@ import (
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // MergeUsage is `goslap merge`'s synopsis.
@@ -299,6 +300,13 @@ func mergedCell(b *jsondoc.Benchmark) (*study.Cell, error) {
 		}
 		rec.Reconnects = op.Reconnects
 		first.Ops = append(first.Ops, results.Op{Name: op.Name, Recorder: rec})
+	}
+	if b.TPCC != nil {
+		r, err := tpcc.CellReportFromJSON(b.TPCC)
+		if err != nil {
+			return nil, err
+		}
+		c.Summary = r
 	}
 	return c, nil
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 var mergeT0 = time.Date(2026, 12, 3, 16, 0, 0, 0, time.UTC)
@@ -201,5 +203,68 @@ func TestMergeCommandLine(t *testing.T) {
 	}
 	if code, stdout, _ := runMerge("--help"); code != 0 || stdout != MergeUsage {
 		t.Errorf("--help: %d %q", code, stdout)
+	}
+}
+
+// TestMergeTPCCReport: a merged TPC-C run prints tpcc-mysql's sections
+// through the live report (tpcc.Report.Write), computed as a run on one
+// machine computes them: the shards' samples in one histogram per
+// transaction, their retries and failures summed, tpmC over the merged
+// window.
+func TestMergeTPCCReport(t *testing.T) {
+	samples := [][][]int64{ // shard, transaction, µs
+		{{1000, 2000, 6_000_000}, {500, 700}, {300}, {40_000}, {900}},
+		{{1500, 2500}, {600, 800, 900}, {350}, {45_000, 90_000_000}, {950}},
+	}
+	window := 2*time.Second + 15*time.Millisecond // shard 1 starts 5 and 10 ms late, both last 1 s
+	one := &results.Benchmark{}
+	var counts tpcc.Counts
+	var docs []*jsondoc.Document
+	for si, shardSamples := range samples {
+		d := mergeShardDoc(t, frontEnd, "tpcc", nil, si, 2, 2, []int64{1000}, time.Duration(si)*5*time.Millisecond, time.Second)
+		b := &d.Benchmarks[0]
+		b.Ops = nil
+		var rb results.Benchmark
+		var c tpcc.Counts
+		for ti, name := range tpcc.OpNames {
+			rec := latency.NewRecorder(false)
+			for _, v := range shardSamples[ti] {
+				rec.Service.RecordValue(v)
+			}
+			if len(one.Ops) <= ti {
+				one.Ops = append(one.Ops, results.Op{Name: name, Recorder: latency.NewRecorder(false)})
+			}
+			one.Ops[ti].Merge(rec)
+			rb.Ops = append(rb.Ops, results.Op{Name: name, Recorder: rec})
+			enc, err := latency.Encode(rec.Service)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Ops = append(b.Ops, jsondoc.Op{Name: name, Executed: uint64(len(shardSamples[ti])), ErrorsByCode: []latency.ErrorCount{},
+				Latency: latency.Figures(rec.Service), Histogram: enc})
+			c.Retries[ti], c.Failures[ti] = uint64(si+ti), uint64(ti%2)
+			counts.Retries[ti] += c.Retries[ti]
+			counts.Failures[ti] += c.Failures[ti]
+		}
+		r, err := tpcc.FromBenchmark(&rb, c, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tpcc.CellReport{Report: r, Warehouses: 2}.FillJSON(b)
+		b.Iterations[1].Start = b.Iterations[1].Start.Add(time.Duration(si) * 5 * time.Millisecond)
+		b.Iterations[1].End = b.Iterations[1].Start.Add(time.Second)
+		docs = append(docs, d)
+	}
+	r, err := tpcc.FromBenchmark(one, counts, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := r.Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMerge(writeShardDocs(t, docs...)...)
+	if code != 0 || !strings.Contains(stdout, "\tWorkload: tpcc, 2 iterations\n") || !strings.HasSuffix(stdout, "\n\n"+want.String()+"\n") {
+		t.Errorf("exit %d, stderr %s\nstdout:\n%s\nwant the TPC-C sections:\n%s", code, stderr, stdout, want.String())
 	}
 }

@@ -230,6 +230,13 @@ func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) 
 		}
 		b.Ops = append(b.Ops, op)
 	}
+	if p0.TPCC != nil {
+		t, err := mergeTPCC(parts, b.Ops, seconds)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.TPCC = t
+	}
 	if p0.Figures != nil {
 		fig, err := mergeFigures(parts, seconds)
 		if err != nil {
@@ -338,4 +345,46 @@ func nonNil(s []int) []int {
 		return []int{}
 	}
 	return s
+}
+
+// mergeTPCC sums TPC-C's per-transaction counts (on time, late, retries,
+// failures); the percentiles come from the merged op histograms (ops, one
+// per transaction type, by name) and tpmC from the New-Orders over the
+// merged window (the iterations' merged wall times, as a run's window is
+// the sum of its iterations' times).
+func mergeTPCC(parts []*jsondoc.Benchmark, ops []jsondoc.Op, seconds float64) (*jsondoc.TPCC, error) {
+	p0 := parts[0].TPCC
+	t := &jsondoc.TPCC{Warehouses: p0.Warehouses, WindowSeconds: seconds}
+	for i, tx := range p0.Transactions {
+		m := jsondoc.TPCCTransaction{Name: tx.Name}
+		for _, p := range parts {
+			if p.TPCC == nil || len(p.TPCC.Transactions) != len(p0.Transactions) || p.TPCC.Transactions[i].Name != tx.Name {
+				return nil, errors.New("the shards' TPC-C reports differ in their transactions")
+			}
+			x := p.TPCC.Transactions[i]
+			m.OnTime += x.OnTime
+			m.Late += x.Late
+			m.Retries += x.Retries
+			m.Failures += x.Failures
+		}
+		for _, op := range ops {
+			if op.Name != tx.Name {
+				continue
+			}
+			h, err := op.ServiceHistogram()
+			if err != nil {
+				return nil, fmt.Errorf("op %s: %w", op.Name, err)
+			}
+			m.Latency = latency.Figures(h)
+			if h.TotalCount() > 0 {
+				m.P90Micro = h.ValueAtQuantile(90)
+			}
+		}
+		t.Transactions = append(t.Transactions, m)
+	}
+	if seconds > 0 && len(t.Transactions) > 0 {
+		newOrders := t.Transactions[0].OnTime + t.Transactions[0].Late // tpcc-mysql's order: New-Order first
+		t.TpmC = float64(newOrders) * 60 / seconds
+	}
+	return t, nil
 }

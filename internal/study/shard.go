@@ -139,6 +139,9 @@ func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr erro
 		if w, ok := c.workload.(pointDescriber); ok {
 			w.FillJSON(&b, workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
 		}
+		if f, ok := c.Summary.(interface{ FillJSON(*jsondoc.Benchmark) }); ok {
+			f.FillJSON(&b) // TPC-C's counts, which merge sums
+		}
 		d.Benchmarks = append(d.Benchmarks, b)
 	}
 	if runErr != nil {
