@@ -19,6 +19,7 @@ package slap
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -211,14 +212,23 @@ func (sh *shardRun) plan(p *engine.Plan, l *mysqlslap.Load, k int) error {
 }
 
 // loaded records that this shard finished load k; shard 0 waits for every
-// shard before its steps after the load (--post-query, the drop).
+// shard before its steps after the load (--post-query, the drop). A shard
+// that has not finished within --shard-wait is taken for dead: shard 0
+// goes on with a warning, so the shards that finished keep their results
+// (merge then refuses the run without --allow-partial); a later load
+// fails at its start, which the dead shard never reaches.
 func (sh *shardRun) loaded(k int) error {
 	if err := sh.st.FinishedStep(k); err != nil {
 		return sh.fail(err)
 	}
 	if sh.prepares() {
 		if err := sh.st.WaitFinishedStep(sh.ctx, k); err != nil {
-			return sh.fail(err)
+			if !errors.Is(err, shard.ErrGaveUp) || sh.ctx.Err() != nil {
+				return sh.fail(err)
+			}
+			if sh.st.Log != nil {
+				sh.st.Log("warning: %v; going on without the missing shards", err)
+			}
 		}
 	}
 	return nil

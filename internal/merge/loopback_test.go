@@ -134,20 +134,30 @@ func TestLoopbackShards(t *testing.T) {
 			}
 		})
 	}
-	t.Run("one shard killed", func(t *testing.T) {
-		dir := t.TempDir()
-		args := "--workload=oltp_point_select --create-schema=shard_kill --tables=1 --table-size=300 -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"
-		files := shards(t, bin, dir, 3, args, 2, 3500*time.Millisecond)
-		if len(files) != 2 {
-			t.Fatalf("%d documents, want the 2 of the shards not killed", len(files))
-		}
-		code, _, errs := mergeFiles(t, bin, files)
-		if code == 0 || !strings.Contains(errs, "shards [2] of 3 are missing") {
-			t.Errorf("merge without --allow-partial: exit %d, %s", code, errs)
-		}
-		code, out, errs := mergeFiles(t, bin, files, "--allow-partial")
-		if !strings.Contains(errs, "PARTIAL: shards [2] missing") || !strings.HasPrefix(out, "Benchmark\n") {
-			t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
-		}
-	})
+	for _, tc := range []struct{ name, args string }{
+		{"one shard killed", "--workload=oltp_point_select --create-schema=shard_kill --tables=1 --table-size=300 -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"},
+		// Shard 0 waits --shard-wait for the killed shard to finish the
+		// load, then goes on (drops the schema) with a warning.
+		{"one mysqlslap shard killed", "-a --create-schema=shard_slap_kill -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { killedShard(t, bin, tc.args) })
+	}
+}
+
+// killedShard runs 3 shards of args and kills shard 2 mid-run.
+func killedShard(t *testing.T, bin, args string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := shards(t, bin, dir, 3, args, 2, 3500*time.Millisecond)
+	if len(files) != 2 {
+		t.Fatalf("%d documents, want the 2 of the shards not killed", len(files))
+	}
+	code, _, errs := mergeFiles(t, bin, files)
+	if code == 0 || !strings.Contains(errs, "shards [2] of 3 are missing") {
+		t.Errorf("merge without --allow-partial: exit %d, %s", code, errs)
+	}
+	code, out, errs := mergeFiles(t, bin, files, "--allow-partial")
+	if !strings.Contains(errs, "PARTIAL: shards [2] missing") || !strings.HasPrefix(out, "Benchmark\n") {
+		t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
+	}
 }

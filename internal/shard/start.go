@@ -126,6 +126,9 @@ const (
 // ErrLate is a start reached later than LateTolerance with --late-start=fail.
 var ErrLate = errors.New("late for the shared start")
 
+// ErrGaveUp is a wait for other shards that outlasted Timeout.
+var ErrGaveUp = errors.New("gave up waiting for the other shards")
+
 // Starter synchronises one shard's starts with the other shards'. Its
 // methods are called from one goroutine (the study's runner).
 type Starter struct {
@@ -275,7 +278,7 @@ func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.
 			}
 		}
 		if time.Now().After(giveUp) {
-			return time.Time{}, fmt.Errorf("shard %s waited %s for %s (run id %s) and gave up", s.Spec, s.timeout(), what, s.RunID)
+			return time.Time{}, fmt.Errorf("shard %s waited %s for %s (run id %s): %w", s.Spec, s.timeout(), what, s.RunID, ErrGaveUp)
 		}
 		select {
 		case <-time.After(pollEvery):
