@@ -1,12 +1,16 @@
 package slap
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
@@ -85,5 +89,59 @@ func TestShardedMysqlslapSendsWhatOneMachineSends(t *testing.T) {
 				t.Errorf("one process inserted %d rows, two shards %d; equal: %v", len(one), len(split), slices.Equal(one, split))
 			}
 		})
+	}
+}
+
+// TestShardedMysqlslapRate: each shard paces its share of --rate (in
+// proportion to its clients), its document says so, and the merged one
+// has the whole rate over all clients.
+func TestShardedMysqlslapRate(t *testing.T) {
+	s := servertest.Require(t)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make([]string, 2)
+	var files []string
+	for i := range 2 {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		files = append(files, f)
+		args := []string{"--query=SELECT 1", "--create-schema=shard_rate", "--create=CREATE TABLE t (id INT)", "-c", "5", "--rate=200", "--run-time=1s",
+			fmt.Sprintf("--shard=%d/2", i), "--start-at=barrier+100ms", "--run-id=rate", "--shard-wait=30s", "--json=" + f}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if code, _, stderr := runMain(t, s, args...); code != 0 {
+				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	if msg := strings.Join(errs, ""); msg != "" {
+		t.Fatal(msg)
+	}
+	for i, want := range []struct {
+		clients int
+		rate    float64
+	}{{2, 80}, {3, 120}} {
+		data, err := os.ReadFile(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := jsondoc.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := d.Benchmarks[0]
+		if b.Concurrency != want.clients || b.Rate == nil || b.Rate.Target != want.rate || b.Executed == 0 {
+			t.Errorf("shard %d: %d clients, rate %+v, executed %d; want %d clients at %g/s", i, b.Concurrency, b.Rate, b.Executed, want.clients, want.rate)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, stderr := runMerge(append(files, "--json="+merged)...); code != 0 {
+		t.Fatalf("merge: %s", stderr)
+	}
+	data, _ := os.ReadFile(merged)
+	d, err := jsondoc.Decode(bytes.NewReader(data))
+	if err != nil || d.Benchmarks[0].Concurrency != 5 || d.Benchmarks[0].Rate == nil || d.Benchmarks[0].Rate.Target != 200 {
+		t.Errorf("merged: %v %+v", err, d.Benchmarks)
 	}
 }
