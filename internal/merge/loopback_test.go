@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
@@ -98,6 +99,14 @@ func TestLoopbackShards(t *testing.T) {
 			files := shards(t, bin, dir, 3, tc.args, -1, 0)
 			if len(files) != 3 {
 				t.Fatalf("%d shard documents", len(files))
+			}
+			// Each shard's own report counts its own clients.
+			for i := range 3 {
+				out, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out-%d", i)))
+				_, n := shard.Spec{Index: i, Count: 3}.Clients(tc.clients)
+				if want := fmt.Sprintf("\tNumber of clients running queries: %d\n", n); !strings.Contains(string(out), want) {
+					t.Errorf("shard %d's report lacks %q:\n%s", i, want, out)
+				}
 			}
 			var sum uint64
 			for _, f := range files {
