@@ -2,14 +2,13 @@
 // `goslap sysbench …` takes sysbench command lines (package sysbench),
 // `goslap tpcc-load …` and `goslap tpcc-start …` tpcc-mysql's (package
 // tpccmysql); `goslap merge …` merges the shard documents of a run split
-// over several machines (package merge).
+// over several machines (slap.MergeMain, package merge).
 package main
 
 import (
 	"os"
 
 	"github.com/goslap/goslap/internal/footprint"
-	"github.com/goslap/goslap/internal/merge"
 	"github.com/goslap/goslap/internal/sysbench"
 	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/slap"
@@ -24,7 +23,7 @@ func main() {
 		os.Exit(sysbench.Main(os.Args[2:], sysbench.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "merge" {
-		os.Exit(merge.Main(os.Args[2:], os.Stdout, os.Stderr))
+		os.Exit(slap.MergeMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && tpccmysql.IsCommand(os.Args[1]) {
 		os.Exit(tpccmysql.Main(os.Args[1], os.Args[2:], tpccmysql.Env{Stdout: os.Stdout, Stderr: os.Stderr}))

@@ -27,8 +27,8 @@ func run(args []string, env Env) int {
 	if handled, code := runWorkload(o, env); handled {
 		return code
 	}
-	if err := refuseShardedMysqlslap(o); err != nil {
-		return report(env.Stderr, err)
+	if o.Ext.Shard.Given() {
+		return runShardedMysqlslap(o, env)
 	}
 	sandbox := &o.Ext.Sandbox
 	if err := sandbox.CheckSandbox(o); err != nil {

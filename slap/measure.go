@@ -17,12 +17,15 @@ import (
 // mysqlslap's milliseconds and goslap's measurements of the --query
 // statements. It warns on stderr when a --rate was not held or errors
 // were ignored.
-func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+//
+// share is what ran here: all of clients and --rate, or a shard's part of
+// them (the per-client limit stays that of all clients).
+func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, share loadShare, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
 	res := BenchmarkResult{
 		Engine:           e.Name,
 		HasEngine:        e.Named,
 		LoadType:         p.LoadType,
-		Concurrency:      clients,
+		Concurrency:      share.Clients,
 		QueriesPerClient: p.PerClientLimit(clients),
 		IterationMillis:  make([]int64, 0, len(benches)),
 	}
@@ -43,13 +46,13 @@ func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, b
 		iters := uint64(max(len(res.IterationMillis), 1))
 		res.QueriesPerClient = res.Executed / uint64(res.Concurrency) / iters
 	}
-	if o.Ext.Rate > 0 {
-		res.TargetRate = o.Ext.Rate
-		pc := pacer.Pacer{Rate: o.Ext.Rate, Clients: res.Concurrency}
+	if share.Rate > 0 {
+		res.TargetRate = share.Rate
+		pc := pacer.Pacer{Rate: share.Rate, Clients: res.Concurrency}
 		res.RateKept = pc.Kept(res.QPS)
 		if !res.RateKept {
 			fmt.Fprintf(stderr, "%s: warning: the clients could not keep --rate=%g: achieved %.1f queries per second (%d clients, largest start delay %v)\n",
-				ProgName, o.Ext.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
+				ProgName, share.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
 		}
 	}
 	if res.Errors > 0 && !o.Ext.Latency && !o.Silent {
@@ -59,4 +62,10 @@ func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, b
 		}
 	}
 	return res
+}
+
+// loadShare is the part of a load's clients and --rate that runs here.
+type loadShare struct {
+	Clients int
+	Rate    float64
 }

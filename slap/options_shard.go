@@ -51,7 +51,7 @@ func shardOptions(s *ShardOptions) []*getopt.Option {
 			Off: func() error { *p = ""; return nil }}
 	}
 	return []*getopt.Option{
-		str("shard", &s.Shard, "I/N: run shard I (0-based) of a benchmark split over N processes (--workload runs): "+
+		str("shard", &s.Shard, "I/N: run shard I (0-based) of a benchmark split over N processes: "+
 			"clients, --number-of-queries and --rate split into contiguous segments; auto/N takes I from "+
 			shard.IndexEnv+" (a Kubernetes Indexed Job). Shard 0 prepares and cleans up. Merge the --json documents with goslap merge."),
 		str("start-at", &s.StartAt, "With --shard: start the measured load at TIME (RFC 3339, fractions allowed), "+
@@ -65,79 +65,96 @@ func shardOptions(s *ShardOptions) []*getopt.Option {
 	}
 }
 
-// refuseShardedMysqlslap: the mysqlslap workload has no engine plan to
-// split yet, so it would silently run whole on every shard.
-func refuseShardedMysqlslap(o *Options) error {
-	if o.Ext.Shard.Given() {
-		return Exitf(1, "--shard, --start-at, --late-start, --run-id and --shard-wait are not yet supported for the mysqlslap workload: use --workload=NAME")
+// applySharding makes cfg one shard of a split run; nil without --shard.
+func applySharding(o *Options, cfg *study.Config) error {
+	if o.Ext.Shard.Shard == "" {
+		return checkShardGiven(o)
+	}
+	base := shardBase(o, cfg)
+	st, err := parseStarter(o, base.Shard.PlanHash, cfg.Observer.Log)
+	if err != nil {
+		return err
+	}
+	cfg.Shard = &study.Sharding{Starter: st}
+	return nil
+}
+
+// checkShardGiven refuses the shard options without --shard.
+func checkShardGiven(o *Options) error {
+	if o.Ext.Shard.Given() && o.Ext.Shard.Shard == "" {
+		return Exitf(1, "--start-at, --late-start, --run-id and --shard-wait need --shard=I/N")
 	}
 	return nil
 }
 
-// applySharding makes cfg one shard of a split run; nil without --shard.
-func applySharding(o *Options, cfg *study.Config) error {
+// parseStarter reads the shard options of a run whose plan hash is
+// planHash (the default run id is derived from it and --start-at).
+func parseStarter(o *Options, planHash string, log func(string, ...any)) (*shard.Starter, error) {
 	so := &o.Ext.Shard
-	if so.Shard == "" {
-		if so.Given() {
-			return Exitf(1, "--start-at, --late-start, --run-id and --shard-wait need --shard=I/N")
-		}
-		return nil
-	}
 	spec, err := shard.Parse(so.Shard, os.Getenv)
 	if err != nil {
-		return Exitf(1, "%v", err)
+		return nil, Exitf(1, "%v", err)
 	}
 	at := shard.StartAt{Barrier: true, Delay: shard.DefaultBarrierDelay, Text: "barrier"}
 	if so.StartAt != "" {
 		if at, err = shard.ParseStartAt(so.StartAt, time.Now()); err != nil {
-			return Exitf(1, "%v", err)
+			return nil, Exitf(1, "%v", err)
 		}
 	}
 	fail := false
 	if so.LateStart != "" {
 		if fail, err = shard.ParseLateStart(so.LateStart); err != nil {
-			return Exitf(1, "%v", err)
+			return nil, Exitf(1, "%v", err)
 		}
 	}
 	var wait time.Duration
 	if so.Wait != "" {
 		if wait, err = time.ParseDuration(so.Wait); err != nil || wait <= 0 {
-			return Exitf(1, "--shard-wait=%s: want a duration such as 30s or 10m", so.Wait)
+			return nil, Exitf(1, "--shard-wait=%s: want a duration such as 30s or 10m", so.Wait)
 		}
 	}
-	base := shardBase(o, cfg)
 	runID := so.RunID
 	if runID == "" {
-		sum := sha256.Sum256([]byte(base.Shard.PlanHash + "\x00" + at.Text))
+		sum := sha256.Sum256([]byte(planHash + "\x00" + at.Text))
 		runID = hex.EncodeToString(sum[:8])
 	}
 	if err := shard.CheckRunID(runID); err != nil {
-		return Exitf(1, "%v", err)
+		return nil, Exitf(1, "%v", err)
 	}
-	cfg.Shard = &study.Sharding{Starter: &shard.Starter{Spec: spec, At: at, LateFail: fail, RunID: runID,
-		Timeout: wait, Log: cfg.Observer.Log}}
-	return nil
+	return &shard.Starter{Spec: spec, At: at, LateFail: fail, RunID: runID, Timeout: wait, Log: log}, nil
+}
+
+// shardSeed is the seed of a shard run without --seed: derived from the
+// options every shard shares (all but the shard options), so every shard
+// draws the streams one machine would.
+func shardSeed(o *Options) uint64 {
+	plain := map[string]any{}
+	for k, v := range optionValues(o) {
+		plain[k] = v
+	}
+	for _, k := range jsondoc.ShardOptions {
+		delete(plain, k)
+	}
+	data, _ := json.Marshal(plain)
+	sum := sha256.Sum256(append(data, o.Ext.Shard.StartAt...))
+	return binary.BigEndian.Uint64(sum[:8])
 }
 
 // shardBase is the document skeleton of a shard (front end, options,
 // seed, plan hash). Without --seed every shard must still draw the same
 // streams: the seed is then derived from the options, the same on all.
 func shardBase(o *Options, cfg *study.Config) *jsondoc.Document {
-	opts := optionValues(o)
 	if !o.Ext.SeedSet {
-		plain := map[string]any{}
-		for k, v := range opts {
-			plain[k] = v
-		}
-		for _, k := range jsondoc.ShardOptions {
-			delete(plain, k)
-		}
-		data, _ := json.Marshal(plain)
-		sum := sha256.Sum256(append(data, o.Ext.Shard.StartAt...))
-		cfg.Common.Seed = binary.BigEndian.Uint64(sum[:8])
+		cfg.Common.Seed = shardSeed(o)
 	}
-	d := jsondoc.New(frontEnd, Version, time.Now(), cfg.Common.Seed)
-	d.Options = opts
+	return shardSkeleton(o, cfg.Common.Seed)
+}
+
+// shardSkeleton is a shard document with front end, options and seed,
+// and the plan hash they make.
+func shardSkeleton(o *Options, seed uint64) *jsondoc.Document {
+	d := jsondoc.New(frontEnd, Version, time.Now(), seed)
+	d.Options = optionValues(o)
 	d.Shard = &jsondoc.Shard{PlanHash: jsondoc.PlanHash(d)}
 	return d
 }
@@ -149,6 +166,12 @@ func writeShardDocument(o *Options, stdout io.Writer, cfg *study.Config, res *st
 	if err != nil {
 		return Exitf(1, "%v", err)
 	}
+	return writeShardJSON(o, stdout, doc)
+}
+
+// writeShardJSON writes a shard's document to --json's destination, on
+// stdout between markers.
+func writeShardJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
 	if !JSONToStdout(o) {
 		return writeJSON(o, stdout, doc)
 	}

@@ -17,8 +17,10 @@ func TestShardRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"mysqlslap workload", []string{"-a", "--shard=0/2"}, "goslap: --shard, --start-at, --late-start, --run-id and --shard-wait are not yet supported for the mysqlslap workload"},
-		{"mysqlslap start-at", []string{"-a", "--start-at=now+1s"}, "not yet supported for the mysqlslap workload"},
+		{"mysqlslap start-at without shard", []string{"-a", "--start-at=now+1s"}, "goslap: --start-at, --late-start, --run-id and --shard-wait need --shard=I/N"},
+		{"mysqlslap too few clients", []string{"-a", "-c", "4,2", "--shard=1/3"}, "goslap: --shard=1/3: 2 clients cannot be split over 3 shards"},
+		{"mysqlslap only-print", []string{"-a", "--only-print", "--shard=1/3"}, "goslap: --only-print runs nothing: it cannot be split over shards"},
+		{"mysqlslap bad start", []string{"-a", "--shard=0/2", "--start-at=soon"}, "goslap: --start-at=soon: want an RFC 3339 time"},
 		{"start-at without shard", append(wl, "--start-at=now+1s"), "goslap: --start-at, --late-start, --run-id and --shard-wait need --shard=I/N"},
 		{"bad shard", append(wl, "--shard=2/2"), "goslap: --shard=2/2: shard index \"2\" must be an integer from 0 to 1"},
 		{"auto without index", append(wl, "--shard=auto/2"), "JOB_COMPLETION_INDEX is not set"},

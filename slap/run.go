@@ -13,6 +13,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/mysqlslap"
 	"github.com/goslap/goslap/sqlgen"
@@ -33,6 +34,9 @@ type Output struct {
 	// label Target (for the --json document of the whole invocation).
 	Record *RunRecord
 	Target string
+	// Shard, if set, makes the run one shard of a run split over several
+	// machines (see shardRun); nil runs everything here.
+	Shard *shard.Starter
 }
 
 // ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
@@ -95,11 +99,20 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 	}
 	defer r.main.Close()
 	defer r.closeLedger()
+	if out.Shard != nil {
+		if r.shard, err = startShardRun(r, out.Shard); err != nil {
+			return nil, err
+		}
+		defer r.shard.close()
+	}
 	if out.Record != nil && o.Ext.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
 	err = r.script.Walk(r)
 	results = r.results
+	if err == nil && r.shard != nil {
+		err = r.shard.end()
+	}
 	if err == nil {
 		err = r.leaveSchema()
 	}
@@ -135,6 +148,11 @@ type runner struct {
 	// finished benchmarks.
 	benches []*results.Benchmark
 	results []BenchmarkResult
+
+	// shard is this process's part of a split run; nil: the whole run.
+	shard *shardRun
+	// loads counts the loads begun (the script's load numbers).
+	loads int
 }
 
 func (r *runner) connect() error {
@@ -167,6 +185,9 @@ func (r *runner) connect() error {
 			return &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err)}
 		}
 	}
+	if r.out.Shard != nil && r.out.Shard.Spec.Index != 0 {
+		return nil // shard 0 creates and drops the schema, and checks it is goslap's
+	}
 	if err := checkSchemaSafety(r.main, o, p); err != nil {
 		r.main.Close()
 		return err
@@ -179,6 +200,11 @@ func (r *runner) Note(line string) { r.verbosef(2, line) }
 
 // Main performs one main-connection step of the script.
 func (r *runner) Main(st mysqlslap.Step) error {
+	if r.shard != nil {
+		if run, err := r.shard.step(st.Kind, r.loads+1); !run || err != nil {
+			return err
+		}
+	}
 	err := r.script.Exec(r.ctx, r.main, st)
 	var se *mysqlslap.Error
 	if errors.As(err, &se) {
@@ -193,6 +219,7 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 		return err
 	}
 	o := r.o
+	r.loads++
 	load := r.script.NewLoad(clients)
 	plan := engine.Plan{
 		Connector: r.workers,
@@ -218,6 +245,11 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 	if o.Ext.TolerantErrors() {
 		plan.Ignore = o.Ext.Tolerates
 	}
+	if r.shard != nil {
+		if err := r.shard.plan(&plan, load, r.loads); err != nil {
+			return err
+		}
+	}
 	var bar *progressLine
 	if f := progressTerminal(o, r.out.Stderr); f != nil {
 		// The line counts the queries of the engine's snapshots.
@@ -229,8 +261,8 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 			}
 		}
 		var total uint64
-		for id := range clients {
-			total += load.Statements(id)
+		for id := range plan.Clients {
+			total += load.Statements(plan.FirstClientID + id)
 		}
 		bar = startProgress(f, progressLabel(e, clients, iteration, r.p.Iterations), total, o.Ext.RunTime, done.Load)
 	}
@@ -240,6 +272,9 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 		return r.loadError(err)
 	}
 	r.benches = append(r.benches, b)
+	if r.shard != nil {
+		return r.shard.loaded(r.loads)
+	}
 	return nil
 }
 
@@ -262,7 +297,11 @@ func (r *runner) loadError(err error) error {
 // Done reports one benchmark (engine × concurrency value) from its
 // iterations' results, as soon as they are done.
 func (r *runner) Done(e sqlgen.Engine, clients int) error {
-	res := benchmarkResult(r.o, r.p, e, clients, r.benches, r.out.Stderr)
+	share := loadShare{Clients: clients, Rate: r.o.Ext.Rate}
+	if r.shard != nil {
+		share = r.shard.share(clients, r.o.Ext.Rate)
+	}
+	res := benchmarkResult(r.o, r.p, e, clients, share, r.benches, r.out.Stderr)
 	r.benches = r.benches[:0]
 	if err := r.report(&res); err != nil {
 		return err
@@ -273,17 +312,25 @@ func (r *runner) Done(e sqlgen.Engine, clients int) error {
 
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
+	block := !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint
+	return writeResult(r.out.Stdout, r.out.CSV, res, block, r.o.Ext.Latency)
+}
+
+// writeResult is mysqlslap's report of one result, of a run or merged
+// from shards: the Benchmark block on stdout (block), the CSV line on csv
+// (if not nil), each with goslap's --latency figures (latency).
+func writeResult(stdout, csv io.Writer, res *BenchmarkResult, block, latency bool) error {
 	writeBlock, writeCSV := WriteBenchmark, WriteCSVLine
-	if r.o.Ext.Latency {
+	if latency {
 		writeBlock, writeCSV = WriteBenchmarkLatency, WriteCSVLineLatency
 	}
-	if !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint {
-		if err := writeBlock(r.out.Stdout, res); err != nil {
+	if block {
+		if err := writeBlock(stdout, res); err != nil {
 			return Exitf(1, "writing the report: %v", err)
 		}
 	}
-	if r.out.CSV != nil {
-		if err := writeCSV(r.out.CSV, res); err != nil {
+	if csv != nil {
+		if err := writeCSV(csv, res); err != nil {
 			return Exitf(1, "writing the CSV line: %v", err)
 		}
 	}

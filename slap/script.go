@@ -13,6 +13,9 @@ func runSeed(o *Options) uint64 {
 	if o.Ext.SeedSet {
 		return o.Ext.Seed
 	}
+	if o.Ext.Shard.Shard != "" {
+		return shardSeed(o) >> 1 // the same on every shard
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:]) >> 1 // fits a JSON number exactly below 2^63

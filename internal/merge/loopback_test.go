@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
@@ -62,26 +64,49 @@ exit $status`, n-1, args, n, kill, killAfter.Seconds(), max(kill, 0), n-1)
 	return files
 }
 
-func mergeFiles(t *testing.T, files []string, extra ...string) (code int, stdout, stderr string) {
+// mergeFiles runs `goslap merge` (the command prints through the front
+// ends' reporters, which this package cannot import).
+func mergeFiles(t *testing.T, bin string, files []string, extra ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = Main(append(files, extra...), &out, &errb)
-	return code, out.String(), errb.String()
+	cmd := exec.Command(bin, append(append([]string{"merge"}, files...), extra...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("goslap merge: %v", err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
 func TestLoopbackShards(t *testing.T) {
 	bin := goslapBinary(t)
 	for _, tc := range []struct {
 		name, args string
-		events     uint64
+		clients    int
+		events     uint64 // 0: time-bound
 	}{
-		{"start-at", "--workload=oltp_point_select --create-schema=shard_at --tables=1 --table-size=300 -c 7 --number-of-queries=900 --start-at=now+3s", 900},
-		{"barrier", "--workload=oltp_point_select --create-schema=shard_barrier --tables=1 --table-size=300 -c 5 --run-time=1s --iterations=2 --start-at=barrier+300ms", 0},
+		{"start-at", "--workload=oltp_point_select --create-schema=shard_at --tables=1 --table-size=300 -c 7 --number-of-queries=900 --start-at=now+3s", 7, 900},
+		{"barrier", "--workload=oltp_point_select --create-schema=shard_barrier --tables=1 --table-size=300 -c 5 --run-time=1s --iterations=2 --start-at=barrier+300ms", 5, 0},
+		// mysqlslap's workload prepares again for every load: shard 0
+		// creates the schema, the table and its rows, the others wait, and
+		// shard 0 drops it only after all have finished.
+		{"mysqlslap start-at", "-a --create-schema=shard_slap_at -c 7 --number-of-queries=700 --iterations=2 --start-at=now+3s", 7, 2 * 700},
+		{"mysqlslap barrier", "-a --auto-generate-sql-add-autoincrement --auto-generate-sql-load-type=key --create-schema=shard_slap_barrier -c 5 --number-of-queries=5000 --iterations=2 --latency --start-at=barrier+300ms", 5, 2 * 5000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			files := shards(t, bin, dir, 3, tc.args, -1, 0)
 			if len(files) != 3 {
 				t.Fatalf("%d shard documents", len(files))
+			}
+			// Each shard's own report counts its own clients.
+			for i := range 3 {
+				out, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out-%d", i)))
+				_, n := shard.Spec{Index: i, Count: 3}.Clients(tc.clients)
+				if want := fmt.Sprintf("\tNumber of clients running queries: %d\n", n); !strings.Contains(string(out), want) {
+					t.Errorf("shard %d's report lacks %q:\n%s", i, want, out)
+				}
 			}
 			var sum uint64
 			for _, f := range files {
@@ -93,7 +118,7 @@ func TestLoopbackShards(t *testing.T) {
 				sum += d.Benchmarks[0].Executed
 			}
 			merged := filepath.Join(dir, "merged.json")
-			code, out, errs := mergeFiles(t, files, "--json="+merged)
+			code, out, errs := mergeFiles(t, bin, files, "--json="+merged)
 			if code != 0 {
 				t.Fatalf("merge exit %d: %s", code, errs)
 			}
@@ -104,7 +129,7 @@ func TestLoopbackShards(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := d.Benchmarks[0]
-			clients := map[string]int{"start-at": 7, "barrier": 5}[tc.name]
+			clients := tc.clients
 			if b.Executed != sum || tc.events > 0 && sum != tc.events || b.Concurrency != clients {
 				t.Errorf("merged executed %d, shards' sum %d (want %d), clients %d (want %d)", b.Executed, sum, tc.events, b.Concurrency, clients)
 			}
@@ -118,20 +143,30 @@ func TestLoopbackShards(t *testing.T) {
 			}
 		})
 	}
-	t.Run("one shard killed", func(t *testing.T) {
-		dir := t.TempDir()
-		args := "--workload=oltp_point_select --create-schema=shard_kill --tables=1 --table-size=300 -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"
-		files := shards(t, bin, dir, 3, args, 2, 3500*time.Millisecond)
-		if len(files) != 2 {
-			t.Fatalf("%d documents, want the 2 of the shards not killed", len(files))
-		}
-		code, _, errs := mergeFiles(t, files)
-		if code == 0 || !strings.Contains(errs, "shards [2] of 3 are missing") {
-			t.Errorf("merge without --allow-partial: exit %d, %s", code, errs)
-		}
-		code, out, errs := mergeFiles(t, files, "--allow-partial")
-		if !strings.Contains(out, "PARTIAL: shards [2] missing") || !strings.Contains(errs, "partial") {
-			t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
-		}
-	})
+	for _, tc := range []struct{ name, args string }{
+		{"one shard killed", "--workload=oltp_point_select --create-schema=shard_kill --tables=1 --table-size=300 -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"},
+		// Shard 0 waits --shard-wait for the killed shard to finish the
+		// load, then goes on (drops the schema) with a warning.
+		{"one mysqlslap shard killed", "-a --create-schema=shard_slap_kill -c 3 --run-time=3s --start-at=now+2s --shard-wait=3s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { killedShard(t, bin, tc.args) })
+	}
+}
+
+// killedShard runs 3 shards of args and kills shard 2 mid-run.
+func killedShard(t *testing.T, bin, args string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := shards(t, bin, dir, 3, args, 2, 3500*time.Millisecond)
+	if len(files) != 2 {
+		t.Fatalf("%d documents, want the 2 of the shards not killed", len(files))
+	}
+	code, _, errs := mergeFiles(t, bin, files)
+	if code == 0 || !strings.Contains(errs, "shards [2] of 3 are missing") {
+		t.Errorf("merge without --allow-partial: exit %d, %s", code, errs)
+	}
+	code, out, errs := mergeFiles(t, bin, files, "--allow-partial")
+	if !strings.Contains(errs, "PARTIAL: shards [2] missing") || !strings.HasPrefix(out, "Benchmark\n") {
+		t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
+	}
 }

@@ -141,7 +141,7 @@ func combine(docs []*jsondoc.Document, count int, missing []int) (*Result, error
 func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) {
 	p0 := parts[0]
 	b := jsondoc.Benchmark{Target: p0.Target, Workload: p0.Workload, Engine: p0.Engine, LoadType: p0.LoadType,
-		Iterations: make([]jsondoc.Iteration, len(p0.Iterations))}
+		Iterations: make([]jsondoc.Iteration, len(p0.Iterations)), Point: p0.Point, OLTP: p0.OLTP}
 	skew := make([]int64, len(p0.Iterations))
 	errs := map[uint16]latency.ErrorCount{}
 	var perClient uint64
@@ -230,7 +230,58 @@ func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) 
 		}
 		b.Ops = append(b.Ops, op)
 	}
+	if p0.TPCC != nil {
+		t, err := mergeTPCC(parts, b.Ops, seconds)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.TPCC = t
+	}
+	if p0.Figures != nil {
+		fig, err := mergeFigures(parts, seconds)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.Figures = fig
+	}
 	return &b, skew, nil
+}
+
+// mergeFigures sums a registered workload's figures (transactions and
+// statements per kind) and merges their per-transaction histogram; the
+// rates are over the merged wall time.
+func mergeFigures(parts []*jsondoc.Benchmark, seconds float64) (*jsondoc.Figures, error) {
+	fig := &jsondoc.Figures{StoppedBy: []string{}}
+	var hists []string
+	for _, p := range parts {
+		f := p.Figures
+		if f == nil {
+			return nil, errors.New("some shards have a workload's figures and some not")
+		}
+		fig.Transactions += f.Transactions
+		fig.Reads += f.Reads
+		fig.Writes += f.Writes
+		fig.Other += f.Other
+		fig.Retries += f.Retries
+		fig.Rollbacks += f.Rollbacks
+		hists = append(hists, f.Histogram)
+		if len(fig.StoppedBy) == 0 {
+			fig.StoppedBy = append(fig.StoppedBy, f.StoppedBy...)
+		}
+	}
+	fig.Statements = fig.Reads + fig.Writes + fig.Other
+	if seconds > 0 {
+		fig.TPS = float64(fig.Transactions) / seconds
+	}
+	h, err := latency.MergeEncoded(hists...)
+	if err != nil {
+		return nil, fmt.Errorf("the transactions' latency: %w", err)
+	}
+	fig.Latency = latency.Figures(h)
+	if fig.Histogram, err = latency.Encode(h); err != nil {
+		return nil, err
+	}
+	return fig, nil
 }
 
 // mergeOp merges op oi of every shard: counts summed, histograms merged.
@@ -294,4 +345,46 @@ func nonNil(s []int) []int {
 		return []int{}
 	}
 	return s
+}
+
+// mergeTPCC sums TPC-C's per-transaction counts (on time, late, retries,
+// failures); the percentiles come from the merged op histograms (ops, one
+// per transaction type, by name) and tpmC from the New-Orders over the
+// merged window (the iterations' merged wall times, as a run's window is
+// the sum of its iterations' times).
+func mergeTPCC(parts []*jsondoc.Benchmark, ops []jsondoc.Op, seconds float64) (*jsondoc.TPCC, error) {
+	p0 := parts[0].TPCC
+	t := &jsondoc.TPCC{Warehouses: p0.Warehouses, WindowSeconds: seconds}
+	for i, tx := range p0.Transactions {
+		m := jsondoc.TPCCTransaction{Name: tx.Name}
+		for _, p := range parts {
+			if p.TPCC == nil || len(p.TPCC.Transactions) != len(p0.Transactions) || p.TPCC.Transactions[i].Name != tx.Name {
+				return nil, errors.New("the shards' TPC-C reports differ in their transactions")
+			}
+			x := p.TPCC.Transactions[i]
+			m.OnTime += x.OnTime
+			m.Late += x.Late
+			m.Retries += x.Retries
+			m.Failures += x.Failures
+		}
+		for _, op := range ops {
+			if op.Name != tx.Name {
+				continue
+			}
+			h, err := op.ServiceHistogram()
+			if err != nil {
+				return nil, fmt.Errorf("op %s: %w", op.Name, err)
+			}
+			m.Latency = latency.Figures(h)
+			if h.TotalCount() > 0 {
+				m.P90Micro = h.ValueAtQuantile(90)
+			}
+		}
+		t.Transactions = append(t.Transactions, m)
+	}
+	if seconds > 0 && len(t.Transactions) > 0 {
+		newOrders := t.Transactions[0].OnTime + t.Transactions[0].Late // tpcc-mysql's order: New-Order first
+		t.TpmC = float64(newOrders) * 60 / seconds
+	}
+	return t, nil
 }

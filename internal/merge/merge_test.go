@@ -1,10 +1,7 @@
 package merge
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,55 +166,6 @@ func TestAllowPartial(t *testing.T) {
 	res, err = Merge([]Input{{"a", a}, {"rerun", rerun}, {"c", c}}, true)
 	if err != nil || res.Doc.Benchmarks[0].Executed != 3 {
 		t.Fatalf("executed %v, %v: want the re-run's 1 + shard 0's 2", res.Doc.Benchmarks[0].Executed, err)
-	}
-}
-
-func TestCommand(t *testing.T) {
-	dir := t.TempDir()
-	var files []string
-	for i := 0; i < 2; i++ {
-		var b bytes.Buffer
-		if err := jsondoc.Encode(&b, shardDoc(t, i, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond)); err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(dir, "s"+string(rune('0'+i))+".json")
-		os.WriteFile(f, b.Bytes(), 0o600)
-		files = append(files, f)
-	}
-	var out, errb bytes.Buffer
-	merged := filepath.Join(dir, "merged.json")
-	if code := Main(append(files, "--json="+merged), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	want := "Benchmark\n" +
-		"\tAverage number of seconds to run all queries: 1.500 seconds\n" +
-		"\tMinimum number of seconds to run all queries: 1.500 seconds\n" +
-		"\tMaximum number of seconds to run all queries: 1.500 seconds\n" +
-		"\tNumber of clients running queries: 4\n" +
-		"\tAverage number of queries per client: 2\n\n"
-	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "shards 2 of 2 (run run-1)") {
-		t.Errorf("report:\n%s", out.String())
-	}
-	data, _ := os.ReadFile(merged)
-	d, err := jsondoc.Decode(bytes.NewReader(data))
-	if err != nil || d.Merged == nil || d.Benchmarks[0].Executed != 8 {
-		t.Errorf("merged document: %v %+v", err, d)
-	}
-	for _, tc := range []struct {
-		args []string
-		err  string
-	}{
-		{nil, "no shard documents given"},
-		{[]string{"--bogus", files[0]}, "unknown option '--bogus'"},
-		{[]string{files[0]}, "shards [1] of 2 are missing"},
-		{[]string{filepath.Join(dir, "none.json")}, "no such file"},
-		{[]string{merged}, "not a shard's document"},
-	} {
-		out.Reset()
-		errb.Reset()
-		if code := Main(tc.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.err) || strings.Count(strings.TrimSpace(errb.String()), "\n") > 4 {
-			t.Errorf("Main(%v) = %d, %q; want an error with %q", tc.args, code, errb.String(), tc.err)
-		}
 	}
 }
 

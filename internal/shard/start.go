@@ -102,15 +102,15 @@ type DB interface {
 }
 
 // BarrierTable is created in the benchmark's schema. Rounds: 1, 2, ... are
-// the starts of the measured iterations; roundReady is shard 0's "data
-// prepared"; roundDone every shard's "finished", which shard 0 awaits
-// before it cleans up.
+// the starts of the measured iterations; readyRound(k) is shard 0's "data
+// prepared" for step k, doneRound(k) every shard's "finished" of step k,
+// which shard 0 awaits before it cleans up. Step 0 is the whole run (a
+// --workload study prepares once); mysqlslap's workload prepares its data
+// again for every load, its steps are the loads 1, 2, ...
 const BarrierTable = "goslap_shard_barrier"
 
-const (
-	roundReady = -1
-	roundDone  = -2
-)
+func readyRound(step int) int { return -2*step - 1 }
+func doneRound(step int) int  { return -2*step - 2 }
 
 // pollEvery is the barrier's polling period; staleAfter the age past which
 // rows of an earlier run with the same id are not counted. Shard 0 removes
@@ -126,6 +126,9 @@ const (
 // ErrLate is a start reached later than LateTolerance with --late-start=fail.
 var ErrLate = errors.New("late for the shared start")
 
+// ErrGaveUp is a wait for other shards that outlasted Timeout.
+var ErrGaveUp = errors.New("gave up waiting for the other shards")
+
 // Starter synchronises one shard's starts with the other shards'. Its
 // methods are called from one goroutine (the study's runner).
 type Starter struct {
@@ -133,9 +136,13 @@ type Starter struct {
 	At       StartAt
 	LateFail bool
 	RunID    string
-	// DB is a connection to the benchmark's schema (not one of the
-	// measured clients'), used for the barrier and the clock offset.
-	DB DB
+	// DB is a connection (not one of the measured clients') used for the
+	// barrier and the clock offset: to the benchmark's schema, or to the
+	// server with Schema naming the schema the barrier table is in (a
+	// connection that outlives the schema being dropped and created
+	// again between mysqlslap's loads).
+	DB     DB
+	Schema string
 	// Timeout bounds every wait for other shards (never hang).
 	Timeout time.Duration
 	Log     func(format string, args ...any)
@@ -220,8 +227,22 @@ func (s *Starter) MaxLate() time.Duration {
 
 func (s *Starter) quoted() string { return "'" + s.RunID + "'" } // CheckRunID allows no quote
 
+// table is the barrier table's name in statements.
+func (s *Starter) table() string {
+	if s.Schema == "" {
+		return BarrierTable
+	}
+	return "`" + strings.ReplaceAll(s.Schema, "`", "``") + "`." + BarrierTable
+}
+
+// missing reports the error of a barrier table (or its schema) that is
+// not there (yet, or any more): 1146 no such table, 1049 no such schema.
+func missing(err error) bool {
+	return strings.Contains(err.Error(), "1146") || strings.Contains(err.Error(), "1049")
+}
+
 func (s *Starter) create() error {
-	return s.DB.Exec("CREATE TABLE IF NOT EXISTS " + BarrierTable + " (run_id VARCHAR(64) NOT NULL, round INT NOT NULL, " +
+	return s.DB.Exec("CREATE TABLE IF NOT EXISTS " + s.table() + " (run_id VARCHAR(64) NOT NULL, round INT NOT NULL, " +
 		"shard INT NOT NULL, arrived DATETIME(6) NOT NULL, PRIMARY KEY (run_id, round, shard)) ENGINE=InnoDB")
 }
 
@@ -230,7 +251,7 @@ func (s *Starter) arrive(round int) error {
 		return fmt.Errorf("creating the shard barrier table %s: %w", BarrierTable, err)
 	}
 	// REPLACE: a shard run again with the same index replaces its row.
-	err := s.DB.Exec(fmt.Sprintf("REPLACE INTO %s VALUES (%s, %d, %d, NOW(6))", BarrierTable, s.quoted(), round, s.Spec.Index))
+	err := s.DB.Exec(fmt.Sprintf("REPLACE INTO %s VALUES (%s, %d, %d, NOW(6))", s.table(), s.quoted(), round, s.Spec.Index))
 	if err != nil {
 		return fmt.Errorf("writing the shard barrier: %w", err)
 	}
@@ -243,11 +264,11 @@ func (s *Starter) arrive(round int) error {
 func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.Time, error) {
 	q := fmt.Sprintf("SELECT COUNT(*), UNIX_TIMESTAMP(MAX(arrived)) FROM %s "+
 		"WHERE run_id = %s AND round = %d AND shard < %d AND arrived > NOW(6) - INTERVAL %d SECOND",
-		BarrierTable, s.quoted(), round, want, int(staleAfter/time.Second))
+		s.table(), s.quoted(), round, want, int(staleAfter/time.Second))
 	giveUp := time.Now().Add(s.timeout())
 	for {
 		rows, err := s.DB.Query(q)
-		if err != nil && !strings.Contains(err.Error(), "1146") { // the table is not there yet
+		if err != nil && !missing(err) { // the table is not there yet
 			return time.Time{}, fmt.Errorf("reading the shard barrier: %w", err)
 		}
 		if err == nil && len(rows) == 1 {
@@ -257,7 +278,7 @@ func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.
 			}
 		}
 		if time.Now().After(giveUp) {
-			return time.Time{}, fmt.Errorf("shard %s waited %s for %s (run id %s) and gave up", s.Spec, s.timeout(), what, s.RunID)
+			return time.Time{}, fmt.Errorf("shard %s waited %s for %s (run id %s): %w", s.Spec, s.timeout(), what, s.RunID, ErrGaveUp)
 		}
 		select {
 		case <-time.After(pollEvery):
@@ -282,34 +303,54 @@ func (s *Starter) barrier(ctx context.Context, round int, delay time.Duration) (
 
 // Prepared is shard 0's "the data is loaded"; WaitPrepared the other
 // shards' wait for it.
-func (s *Starter) Prepared() error { return s.arrive(roundReady) }
+func (s *Starter) Prepared() error { return s.PreparedStep(0) }
 
-func (s *Starter) WaitPrepared(ctx context.Context) error {
-	_, err := s.wait(ctx, roundReady, 1, "shard 0 to prepare the data")
-	return err
-}
+func (s *Starter) WaitPrepared(ctx context.Context) error { return s.WaitPreparedStep(ctx, 0) }
 
 // Finished records this shard's end; shard 0 then waits for every shard
 // before its cleanup (WaitFinished) and removes the run's rows (Forget).
-func (s *Starter) Finished() error { return s.arrive(roundDone) }
+func (s *Starter) Finished() error { return s.FinishedStep(0) }
 
-func (s *Starter) WaitFinished(ctx context.Context) error {
-	_, err := s.wait(ctx, roundDone, s.Spec.Count, "every shard to finish")
+func (s *Starter) WaitFinished(ctx context.Context) error { return s.WaitFinishedStep(ctx, 0) }
+
+// PreparedStep, WaitPreparedStep, FinishedStep and WaitFinishedStep are
+// the same for step k (k >= 1) of a run that prepares its data again
+// before every load: shard 0 prepares step k only after every shard has
+// finished step k-1.
+func (s *Starter) PreparedStep(k int) error { return s.arrive(readyRound(k)) }
+
+func (s *Starter) WaitPreparedStep(ctx context.Context, k int) error {
+	what := "shard 0 to prepare the data"
+	if k > 0 {
+		what += fmt.Sprintf(" of load %d", k)
+	}
+	_, err := s.wait(ctx, readyRound(k), 1, what)
+	return err
+}
+
+func (s *Starter) FinishedStep(k int) error { return s.arrive(doneRound(k)) }
+
+func (s *Starter) WaitFinishedStep(ctx context.Context, k int) error {
+	what := "every shard to finish"
+	if k > 0 {
+		what += fmt.Sprintf(" load %d", k)
+	}
+	_, err := s.wait(ctx, doneRound(k), s.Spec.Count, what)
 	return err
 }
 
 // Forget deletes the run's barrier rows, and the table once no run has
 // rows in it (goslap created it).
 func (s *Starter) Forget() error {
-	if err := s.DB.Exec("DELETE FROM " + BarrierTable + " WHERE run_id = " + s.quoted()); err != nil {
-		if strings.Contains(err.Error(), "1146") {
-			return nil // never created
+	if err := s.DB.Exec("DELETE FROM " + s.table() + " WHERE run_id = " + s.quoted()); err != nil {
+		if missing(err) {
+			return nil // never created, or dropped with its schema
 		}
 		return err
 	}
-	rows, err := s.DB.Query("SELECT COUNT(*) FROM " + BarrierTable)
+	rows, err := s.DB.Query("SELECT COUNT(*) FROM " + s.table())
 	if err == nil && len(rows) == 1 && string(rows[0][0]) == "0" {
-		return s.DB.Exec("DROP TABLE IF EXISTS " + BarrierTable)
+		return s.DB.Exec("DROP TABLE IF EXISTS " + s.table())
 	}
 	return err
 }

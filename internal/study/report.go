@@ -66,10 +66,11 @@ func (t *TextReport) WriteCell(c *Cell) error {
 	fmt.Fprintf(&b, "\tAverage number of seconds to run all queries: %s seconds\n", formatSeconds(s.AvgSeconds))
 	fmt.Fprintf(&b, "\tMinimum number of seconds to run all queries: %s seconds\n", formatSeconds(s.MinSeconds))
 	fmt.Fprintf(&b, "\tMaximum number of seconds to run all queries: %s seconds\n", formatSeconds(s.MaxSeconds))
-	fmt.Fprintf(&b, "\tNumber of clients running queries: %d\n", c.Clients)
+	clients := cellClients(c)
+	fmt.Fprintf(&b, "\tNumber of clients running queries: %d\n", clients)
 	perClient := uint64(0)
-	if n := len(c.Benchmarks); n > 0 && c.Clients > 0 {
-		perClient = s.Statements / uint64(n) / uint64(c.Clients)
+	if n := len(c.Benchmarks); n > 0 && clients > 0 {
+		perClient = s.Statements / uint64(n) / uint64(clients)
 	}
 	fmt.Fprintf(&b, "\tAverage number of queries per client: %d\n", perClient)
 	b.WriteString(t.workloadLines(c, s))
@@ -82,6 +83,16 @@ func (t *TextReport) WriteCell(c *Cell) error {
 	}
 	_, err := io.WriteString(t.Out, b.String())
 	return err
+}
+
+// cellClients is the number of clients that ran the cell's load here: a
+// shard runs its segment of the cell's clients (-c), and its report, like
+// its document, counts its own (merge adds them up to -c).
+func cellClients(c *Cell) int {
+	if len(c.Benchmarks) > 0 && len(c.Benchmarks[0].Clients) > 0 {
+		return len(c.Benchmarks[0].Clients)
+	}
+	return c.Clients
 }
 
 func (t *TextReport) workloadLines(c *Cell, s Summary) string {

@@ -218,6 +218,22 @@ type CellReport struct {
 	Warehouses int64
 }
 
+// CellReportFromJSON is the report FillJSON recorded (of a merged run:
+// the shards' counts summed, percentiles from their merged histograms).
+func CellReportFromJSON(t *jsondoc.TPCC) (CellReport, error) {
+	c := CellReport{Warehouses: t.Warehouses, Report: Report{Window: time.Duration(t.WindowSeconds * float64(time.Second))}}
+	if len(t.Transactions) != numTx {
+		return c, fmt.Errorf("tpcc report: %d transactions, want the %d of TPC-C", len(t.Transactions), numTx)
+	}
+	for i, x := range t.Transactions {
+		if x.Name != OpNames[i] {
+			return c, fmt.Errorf("tpcc report: transaction %d is %q, want %q", i, x.Name, OpNames[i])
+		}
+		c.Tx[i] = TxResult{OnTime: x.OnTime, Late: x.Late, Retries: x.Retries, Failures: x.Failures, Latency: x.Latency, P90: x.P90Micro}
+	}
+	return c, nil
+}
+
 // FillJSON records the report in a --json benchmark.
 func (c CellReport) FillJSON(b *jsondoc.Benchmark) {
 	t := &jsondoc.TPCC{Warehouses: c.Warehouses, TpmC: c.TpmC(), WindowSeconds: c.Window.Seconds()}

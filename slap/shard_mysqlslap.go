@@ -1,0 +1,253 @@
+package slap
+
+// mysqlslap's workload as one shard of a run split over several machines
+// (--shard=I/N, package shard).
+//
+// mysqlslap prepares its data again for every load (engine × concurrency
+// value × iteration): shard 0 drops and creates the schema, runs the
+// create list (-a's table and inserts, --create) and --pre-query, while
+// the other shards wait; then every shard reads the key list, meets at
+// the start and runs its segment of the clients; every shard records that
+// it finished the load, and shard 0 waits for all of them before it runs
+// --post-query and drops the schema for the next load. The waits go
+// through rows of the barrier table in the benchmark's schema
+// (shard.BarrierTable), on a connection of their own (autocommit on, no
+// default schema), so they neither join the main connection's --commit
+// transaction nor depend on the schema staying: a row written into a
+// schema that is dropped later is only read before the drop.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/shard"
+	"github.com/goslap/goslap/internal/workload/mysqlslap"
+)
+
+// runShardedMysqlslap is the mysqlslap command line with --shard (or one
+// of the options that need it).
+func runShardedMysqlslap(o *Options, env Env) int {
+	if err := checkShardGiven(o); err != nil {
+		return report(env.Stderr, err)
+	}
+	switch {
+	case o.Ext.Sandbox.Active():
+		return report(env.Stderr, Exitf(1, "--shard runs against one server: --sandbox and --target cannot be split over shards"))
+	case o.OnlyPrint:
+		return report(env.Stderr, Exitf(1, "--only-print runs nothing: it cannot be split over shards"))
+	}
+	if err := o.CheckOutputFiles(); err != nil {
+		return report(env.Stderr, err)
+	}
+	stdout := env.Stdout
+	var buffered *bufio.Writer
+	if !isTerminal(env.Stdout) {
+		buffered = bufio.NewWriterSize(env.Stdout, 4096)
+		stdout = buffered
+	}
+	// The report goes beside the document on stdout: to stderr.
+	text := stdout
+	if o.Ext.JSONSet && JSONToStdout(o) {
+		text = env.Stderr
+	}
+	csv, closeCSV, err := OpenCSV(o, text)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	defer closeCSV()
+	plan, err := BuildPlan(o)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	rec := NewRunRecord(o)
+	st, err := parseStarter(o, shardSkeleton(o, rec.Seed).Shard.PlanHash, func(format string, args ...any) {
+		fmt.Fprintf(env.Stderr, ProgName+": "+format+"\n", args...)
+	})
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	for _, c := range plan.Concurrency {
+		if err := st.Spec.Check(c); err != nil {
+			return report(env.Stderr, Exitf(1, "%v", err))
+		}
+	}
+	out := Output{Stdout: text, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o), Record: rec, Shard: st}
+	_, err = RunWithSignals(o, plan, out)
+	if o.Ext.JSONSet {
+		doc, jerr := rec.document(o, err)
+		if jerr == nil {
+			jerr = writeShardJSON(o, stdout, shardSection(doc, st))
+		}
+		if err == nil {
+			err = jerr
+		}
+	}
+	if buffered != nil {
+		if ferr := buffered.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("writing the report: %w", ferr)
+		}
+	}
+	if err != nil {
+		return report(env.Stderr, withSchemaHint(o, err))
+	}
+	return finish(o, env, 0)
+}
+
+// shardSection adds the shard's identity, clock and lateness to the
+// invocation's document.
+func shardSection(d *jsondoc.Document, st *shard.Starter) *jsondoc.Document {
+	host, _ := os.Hostname()
+	d.Shard = &jsondoc.Shard{Index: st.Spec.Index, Count: st.Spec.Count, RunID: st.RunID, Host: host,
+		ClockOffsetMicros: st.Offset.Microseconds(), StartLateMicros: []int64{}}
+	for _, l := range st.Late {
+		d.Shard.StartLateMicros = append(d.Shard.StartLateMicros, l.Microseconds())
+	}
+	d.Shard.PlanHash = jsondoc.PlanHash(d)
+	return d
+}
+
+// shardRun is a mysqlslap run's part of a split run: its coordination
+// with the other shards around every load (see the top of this file).
+type shardRun struct {
+	ctx  context.Context
+	st   *shard.Starter
+	conn *mysqlconn.Conn // the barrier's
+	// ready is the last load whose data this shard has seen prepared.
+	ready int
+}
+
+// startShardRun opens the barrier's connection; shard 0 forgets what an
+// earlier run with the same id left.
+func startShardRun(r *runner, st *shard.Starter) (*shardRun, error) {
+	c, err := r.mainConn.Connect(nil)
+	if err != nil {
+		code, msg := r.mainConn.ConnectError(err)
+		return nil, Exitf(1, "Error when connecting to server: %d %s", code, msg)
+	}
+	if err := c.Exec("SET autocommit = 1"); err != nil {
+		c.Close()
+		return nil, Exitf(1, "the shard barrier's connection: %s", mysqlconn.ErrorText(err))
+	}
+	st.DB, st.Schema = c, r.p.Schema
+	sh := &shardRun{ctx: r.ctx, st: st, conn: c}
+	if sh.prepares() {
+		if err := st.Forget(); err != nil {
+			c.Close()
+			return nil, Exitf(1, "resetting the shard barrier: %v", err)
+		}
+	}
+	return sh, nil
+}
+
+func (sh *shardRun) close() { sh.conn.Close() }
+
+// prepares says whether this shard prepares the data (shard 0).
+func (sh *shardRun) prepares() bool { return sh.st.Spec.Index == 0 }
+
+// fail is err as the run's error (an interrupt stays one).
+func (sh *shardRun) fail(err error) error {
+	if sh.ctx.Err() != nil {
+		return sh.ctx.Err()
+	}
+	return Exitf(1, "%v", err)
+}
+
+// step says whether this shard performs a main-connection step of load k:
+// shard 0 all of them; the others only those that read what shard 0
+// prepared (after waiting for it), the --verbose notes and the local
+// --pre-system/--post-system commands.
+func (sh *shardRun) step(kind mysqlslap.Kind, k int) (bool, error) {
+	if sh.prepares() {
+		return true, nil
+	}
+	switch kind {
+	case mysqlslap.DropSchema, mysqlslap.CreateSchema, mysqlslap.Statement, mysqlslap.CreateListDone:
+		return false, nil
+	case mysqlslap.SelectSchema, mysqlslap.KeyList:
+		if err := sh.awaitData(k); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// awaitData waits until shard 0 has prepared load k.
+func (sh *shardRun) awaitData(k int) error {
+	if sh.ready >= k {
+		return nil
+	}
+	if err := sh.st.WaitPreparedStep(sh.ctx, k); err != nil {
+		return sh.fail(err)
+	}
+	sh.ready = k
+	return nil
+}
+
+// plan makes p (load k of the script's Load l) this shard's part: its
+// segment of the clients (global ids, so every client's statements are
+// those one machine sends it), their per-client counts, its part of the
+// rate and the shared start. Shard 0 says the data is ready, the others
+// wait for it.
+func (sh *shardRun) plan(p *engine.Plan, l *mysqlslap.Load, k int) error {
+	if sh.prepares() {
+		if err := sh.st.PreparedStep(k); err != nil {
+			return sh.fail(err)
+		}
+	} else if err := sh.awaitData(k); err != nil {
+		return err
+	}
+	spec, total := sh.st.Spec, p.Clients
+	first, n := spec.Clients(total)
+	p.FirstClientID, p.Clients = first, n
+	p.PerClientEvents = func(id int) uint64 { return l.Units(first + id) }
+	p.Rate = spec.Rate(p.Rate, total)
+	p.Start = sh.st.Start
+	return nil
+}
+
+// loaded records that this shard finished load k; shard 0 waits for every
+// shard before its steps after the load (--post-query, the drop). A shard
+// that has not finished within --shard-wait is taken for dead: shard 0
+// goes on with a warning, so the shards that finished keep their results
+// (merge then refuses the run without --allow-partial); a later load
+// fails at its start, which the dead shard never reaches.
+func (sh *shardRun) loaded(k int) error {
+	if err := sh.st.FinishedStep(k); err != nil {
+		return sh.fail(err)
+	}
+	if sh.prepares() {
+		if err := sh.st.WaitFinishedStep(sh.ctx, k); err != nil {
+			if !errors.Is(err, shard.ErrGaveUp) || sh.ctx.Err() != nil {
+				return sh.fail(err)
+			}
+			if sh.st.Log != nil {
+				sh.st.Log("warning: %v; going on without the missing shards", err)
+			}
+		}
+	}
+	return nil
+}
+
+// share is this shard's part of a benchmark's clients and rate.
+func (sh *shardRun) share(clients int, rate float64) loadShare {
+	_, n := sh.st.Spec.Clients(clients)
+	return loadShare{Clients: n, Rate: sh.st.Spec.Rate(rate, clients)}
+}
+
+// end removes the run's barrier rows (shard 0; a dropped schema took them
+// already).
+func (sh *shardRun) end() error {
+	if !sh.prepares() {
+		return nil
+	}
+	if err := sh.st.Forget(); err != nil {
+		return Exitf(1, "removing the shard barrier: %v", err)
+	}
+	return nil
+}
