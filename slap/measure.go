@@ -17,7 +17,8 @@ import (
 // mysqlslap's milliseconds and goslap's measurements of the --query
 // statements. It warns on stderr when a --rate was not held or errors
 // were ignored.
-func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+func benchmarkResult(c *Config, e sqlgen.Engine, clients int, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+	o, p := c.Options, c.Plan
 	res := BenchmarkResult{
 		Engine:           e.Name,
 		HasEngine:        e.Named,
@@ -52,7 +53,7 @@ func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, b
 				ProgName, o.Ext.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
 		}
 	}
-	if res.Errors > 0 && !o.Ext.Latency && !o.Silent {
+	if res.Errors > 0 && !o.Ext.Latency && !c.Silent {
 		// Ignored errors are always worth a word, even without --latency.
 		for _, e := range res.ErrorsByCode {
 			fmt.Fprintf(stderr, "%s: ignored error %d %d times (%s)\n", ProgName, e.Code, e.Count, e.Message)

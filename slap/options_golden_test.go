@@ -155,7 +155,14 @@ func TestParseCommandLineMatchesMariaDBSlap(t *testing.T) {
 				fix(&want)
 			}
 			env, stdout, stderr := testEnv(dir, want.env)
-			_, err := ParseCommandLine(want.args, env)
+			// The front end: the parser, then the one validation step.
+			o, err := ParseCommandLine(want.args, env)
+			if err == nil {
+				var c *Config
+				if c, err = Validate(o, env); err == nil {
+					c.Close()
+				}
+			}
 			rc := 0
 			if err != nil {
 				var ee *ExitError

@@ -10,21 +10,18 @@ import (
 	"github.com/goslap/goslap/sqlgen"
 )
 
-// BuildPlan turns resolved Options into the statement program of the run.
-// It reads --create, --query, --pre-query and --post-query from a file when
-// the value names an existing path (spec 3.6), and reports every problem as
-// a one-line *ExitError with Code 1 before anything connects or runs —
-// mysqlslap's own checks with their texts (spec 2.6), plus the inputs
-// goslap rejects where mysqlslap hangs or guesses (spec 8), see sqlgen.Build.
+// buildPlan is Validate's statement step: it turns the options into the
+// statement program of the run. It reads --create, --query, --pre-query
+// and --post-query from a file when the value names an existing path
+// (spec 3.6), in mysqlslap's order, then builds the lists (sqlgen.Build),
+// and reports every problem as a one-line *ExitError with Code 1 before
+// anything connects or runs.
 //
-// BuildPlan prints nothing. The lines mysqlslap prints at --verbose ≥ 2
+// buildPlan prints nothing. The lines mysqlslap prints at --verbose ≥ 2
 // while building ("Building Create Statements for Auto", ..., "Parsing
 // engines to use.") are in Plan.BuildLog; Run and OnlyPrint print them.
-func BuildPlan(o *Options) (*sqlgen.Plan, error) {
+func buildPlan(o *Options) (*sqlgen.Plan, error) {
 	cfg := planConfig(o)
-	if err := sqlgen.Check(cfg); err != nil {
-		return nil, Exitf(1, "%s", err)
-	}
 	sources := []struct {
 		option             string
 		src                *sqlgen.Source

@@ -3,12 +3,10 @@ package study
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/goslap/goslap/internal/engine"
-	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/shard"
 )
@@ -103,8 +101,9 @@ func (sh *Sharding) forget() error {
 
 // ShardDocument is a shard's result document (JSON v2 with its shard
 // section) of a finished study: base has the invocation's front end,
-// options and seed; the benchmarks are the cells', one per cell, with the
-// shard's own clients as concurrency (merge adds them up).
+// options and seed; the benchmarks are the cells' (cellBenchmark, as in
+// Document), with the shard's own clients as concurrency (merge adds them
+// up).
 func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr error) (*jsondoc.Document, error) {
 	d := *base
 	d.FinishedAt = time.Now().UTC()
@@ -119,67 +118,12 @@ func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr erro
 	d.Targets = []jsondoc.Target{{Label: "server", Kind: "server", Server: &jsondoc.Server{Variables: map[string]string{}}}}
 	d.Benchmarks = []jsondoc.Benchmark{}
 	for _, c := range res.Cells {
-		b := jsondoc.Benchmark{Target: c.Target, Workload: cfg.Workload, Engine: c.Engine.Label(), ErrorsByCode: []latency.ErrorCount{}}
-		var ms []int64
-		byOp := map[string]*latency.Recorder{}
-		var names []string
-		for _, r := range c.Benchmarks {
-			b.Concurrency = len(r.Clients)
-			b.Iterations = append(b.Iterations, jsondoc.Iteration{Start: r.Start.UTC(), End: r.End.UTC(), Millis: r.Elapsed.Milliseconds()})
-			ms = append(ms, r.Elapsed.Milliseconds())
-			b.Executed += r.Events
-			b.Seconds += r.Elapsed.Seconds()
-			for _, op := range r.Ops {
-				if byOp[op.Name] == nil {
-					byOp[op.Name] = latency.NewRecorder(op.Intended != nil)
-					names = append(names, op.Name)
-				}
-				byOp[op.Name].Merge(op.Recorder)
-			}
-		}
-		if len(ms) > 0 {
-			var sum int64
-			b.MinMillis, b.MaxMillis = ms[0], ms[0]
-			for _, v := range ms {
-				sum += v
-				b.MinMillis, b.MaxMillis = min(b.MinMillis, v), max(b.MaxMillis, v)
-			}
-			b.AvgMillis, b.StdDevMillis = sum/int64(len(ms)), latency.StdDevMillis(ms)
-			if b.Concurrency > 0 {
-				b.QueriesPerClient = b.Executed / uint64(len(ms)) / uint64(b.Concurrency)
-			}
-		}
-		if b.Seconds > 0 {
-			b.QPS = float64(b.Executed) / b.Seconds
-		}
-		all := latency.NewRecorder(false)
-		for _, name := range names {
-			rec := byOp[name]
-			all.Merge(rec)
-			op := jsondoc.Op{Name: name, Executed: uint64(rec.Service.TotalCount()), ErrorsByCode: rec.SortedErrors(),
-				Reconnects: rec.Reconnects, Latency: latency.Figures(rec.Service)}
-			for _, e := range op.ErrorsByCode {
-				op.Errors += e.Count
-			}
-			var err error
-			if op.Histogram, err = latency.Encode(rec.Service); err != nil {
-				return nil, fmt.Errorf("encoding the latency histogram: %w", err)
-			}
-			if rec.Intended != nil {
-				op.FromSchedule = &jsondoc.Scheduled{Latency: latency.Figures(rec.Intended)}
-				if op.FromSchedule.Histogram, err = latency.Encode(rec.Intended); err != nil {
-					return nil, fmt.Errorf("encoding the latency histogram: %w", err)
-				}
-			}
-			b.Ops = append(b.Ops, op)
-		}
-		b.ErrorsByCode, b.Reconnects = all.SortedErrors(), all.Reconnects
-		for _, e := range b.ErrorsByCode {
-			b.Errors += e.Count
-		}
-		if cfg.Rate > 0 {
-			b.Rate = &jsondoc.Rate{Target: cfg.Shard.Starter.Spec.Rate(cfg.Rate, c.Clients), Achieved: b.QPS,
-				Kept: b.QPS >= 0.95*cfg.Shard.Starter.Spec.Rate(cfg.Rate, c.Clients), MaxLagMicro: all.MaxLag.Microseconds()}
+		// The shard's clients, paced at its share of --rate: merge adds
+		// both up.
+		_, clients := st.Spec.Clients(c.Clients)
+		b, err := cellBenchmark(cfg, c, clients, st.Spec.Rate(cfg.Rate, c.Clients))
+		if err != nil {
+			return nil, err
 		}
 		d.Benchmarks = append(d.Benchmarks, b)
 	}
