@@ -320,10 +320,6 @@ func (st *parseState) finish() error {
 	return nil
 }
 
-func errNoTerminal() error {
-	return Exitf(1, "--password without a value needs a terminal to prompt on; use --password=SECRET or MYSQL_PWD")
-}
-
 func toExitError(err error) error {
 	var ge *getopt.Error
 	if errors.As(err, &ge) {

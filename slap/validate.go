@@ -204,3 +204,7 @@ func promptPassword(o *Options, env Env) error {
 	o.Password, o.PasswordSet = pw, true
 	return nil
 }
+
+func errNoTerminal() error {
+	return Exitf(1, "--password without a value needs a terminal to prompt on; use --password=SECRET or MYSQL_PWD")
+}

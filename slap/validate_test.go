@@ -1,0 +1,68 @@
+package slap
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestValidateOrder: where two rules fail, the one mysqlslap applies first
+// speaks (the orders mariadb-slap shows are also parser goldens, order_*).
+func TestValidateOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"statements before the prompt", []string{"--create=" + dir, "-p"}, "goslap: Create file was not a regular file"},
+		{"concurrency before the CSV file", []string{"-c", "0", "--csv=/nonexistent/x.csv", "-q", "select 1"}, `goslap: invalid --concurrency value "0"`},
+		{"iterations before goslap's combinations", []string{"--iterations=0", "--json", "--csv"}, "goslap: --iterations must be at least 1"},
+		{"goslap's combinations before the CSV file", []string{"--json", "--csv", "--exact-count"}, "goslap: --exact-count needs --number-of-queries"},
+		{"the prompt before the word count", []string{"-q", "select 1", "-p", "a", "b", "c"}, "goslap: --password without a value needs a terminal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := frontEndForTest(t, nil, nil, tc.args...)
+			if rc, msg := exitCode(err); rc != 1 || !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("rc %d %q, want rc 1 and %q", rc, msg, tc.want)
+			}
+		})
+	}
+}
+
+// TestValidateLeavesOptions: what the options imply is the Config's; the
+// parsed options are not changed (the prompted password goes to the
+// Config's copy).
+func TestValidateLeavesOptions(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		silent bool
+	}{
+		{[]string{"-q", "select 1"}, false},
+		{[]string{"-q", "select 1", "-s"}, true},
+		{[]string{"-q", "select 1", "--csv"}, true},
+		{[]string{"-q", "select 1", "--only-print"}, true},
+		{[]string{"-q", "select 1", "--json"}, true},
+		{[]string{"-q", "select 1", "--json=-"}, true},
+		{[]string{"-q", "select 1", "--json=" + t.TempDir() + "/r.json"}, false},
+	} {
+		env, _, _ := testEnv(t.TempDir(), nil)
+		env.ReadPassword = func(string) (string, error) { return "typed", nil }
+		o, err := ParseCommandLine(append([]string{"--no-defaults", "-p"}, tc.args...), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := *o
+		c, err := Validate(o, env)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		c.Close()
+		if !reflect.DeepEqual(*o, before) {
+			t.Errorf("%q: Validate changed the options", tc.args)
+		}
+		if c.Silent != tc.silent || c.Options.Password != "typed" || c.Options.Silent != before.Silent {
+			t.Errorf("%q: silent %v (want %v), password %q, option silent %v", tc.args, c.Silent, tc.silent, c.Options.Password, c.Options.Silent)
+		}
+	}
+}
