@@ -229,7 +229,9 @@ func newOptions() *Options {
 }
 
 // ParseCommandLine reads option files and argv (argv[0] excluded) the way
-// mariadb-slap does. It returns the resolved options, or an action that ends
+// mariadb-slap does. It returns the resolved options, which Validate then
+// checks (ParseCommandLine refuses only what the option parser itself
+// refuses: names, values, option files), or an action that ends
 // the program now: an *ExitError (Code 0 with empty Msg after --help,
 // --version or --print-defaults, which have printed to env.Stdout). Info and
 // Warning lines are written to env.Stderr as they happen; an ExitError's Msg
@@ -284,16 +286,14 @@ func ParseCommandLine(args []string, env Env) (*Options, error) {
 	o := st.opts
 	o.Args = parser.Positional
 
-	if err := st.finish(); err != nil {
-		return nil, err
-	}
+	st.finish()
 	return o, nil
 }
 
 // finish applies what mysqlslap applies after the option parser: the
 // defaults its help table shows unset, and the values taken from the
 // environment. Every check comes later, in Validate.
-func (st *parseState) finish() error {
+func (st *parseState) finish() {
 	o, env := st.opts, st.env
 	// Defaults mysqlslap applies after parsing (the help table shows them unset).
 	if !st.strSet["concurrency"] {
@@ -317,7 +317,6 @@ func (st *parseState) finish() error {
 	if !st.strSet["user"] {
 		o.User = env.UserName
 	}
-	return nil
 }
 
 func toExitError(err error) error {
