@@ -46,7 +46,7 @@ func OnlyPrint(stdout, stderr io.Writer, c *Config) (err error) {
 		defer stop()
 		err := runSystemHook(ctx, which, command, stdout, stderr)
 		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+			return errInterruptedExit()
 		}
 		return err
 	}

@@ -38,6 +38,12 @@ type Output struct {
 // ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
 var ErrInterrupted = errors.New("interrupted")
 
+// errInterruptedExit is how an interrupted run ends: "goslap: interrupted",
+// status 130.
+func errInterruptedExit() error {
+	return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+}
+
 // Run executes c.Plan against the server (spec section 3): it walks the
 // run's mysqlslap script (internal/workload/mysqlslap): for every engine,
 // every concurrency value and every iteration the main connection's steps
@@ -104,7 +110,7 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 	if err != nil {
 		note := r.cleanup()
 		if ctx.Err() != nil {
-			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+			err = errInterruptedExit()
 		}
 		err = withNote(err, note)
 	}

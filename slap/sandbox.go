@@ -169,7 +169,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 // an interruption is status 130.
 func targetExitError(ctx context.Context, err error, comparing bool) error {
 	if ctx.Err() != nil {
-		return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+		return errInterruptedExit()
 	}
 	var te *compare.TargetError
 	var ee *ExitError

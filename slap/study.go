@@ -245,7 +245,7 @@ func runWorkload(c *Config, env Env) int {
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
-			return report(env.Stderr, &ExitError{Code: 130, Msg: ProgName + ": interrupted"})
+			return report(env.Stderr, errInterruptedExit())
 		}
 		var ee *ExitError
 		if errors.As(err, &ee) {
