@@ -131,8 +131,9 @@ var goldenDeviations = map[string]func(*golden){
 	"err_mysql_only_value": func(g *golden) { g.rc, g.stderr = 0, "" },
 	// mysqlslap's "Could not open csv file: NAMEn" has a stray n (spec 3.1);
 	// goslap names the file as given.
-	"order_csv_before_statements": dropStrayN,
-	"order_csv_before_too_many":   dropStrayN,
+	"order_csv_before_statements":  dropStrayN,
+	"order_csv_before_too_many":    dropStrayN,
+	"order_csv_before_concurrency": dropStrayN,
 }
 
 func dropStrayN(g *golden) { g.stderr = strings.Replace(g.stderr, ".csvn\n", ".csv\n", 1) }

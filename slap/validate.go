@@ -57,29 +57,35 @@ func (c *Config) Close() error {
 // statement files and builds the statements, and prompts for a bare -p.
 // env gives the terminal prompt and stdout (for --csv to stdout).
 //
-// The order (mysqlslap's steps marked M):
+// The order (mysqlslap's steps marked M). goslap's checks of its own
+// options come before anything is created; its refusals of mysqlslap
+// values that mysqlslap would run wrongly (hang, crash, guess, a report
+// of zeros) come after all of mysqlslap's checks, where mysqlslap would
+// go on to run them, so that a command line mysqlslap refuses gets
+// mysqlslap's message:
 //
-//  1. M option combinations, then --iterations, --delimiter and negative
-//     counts (sqlgen.Check); an unknown -a load type (checkLoadType)
+//  1. M the combination checks (sqlgen.CheckCombination)
 //  2. --exact-count, --json with --csv (checkExtensions); a --workload
-//     run continues with validateWorkload, then the prompt (step 10)
+//     run continues with validateWorkload
 //  3. --workload's options without --workload (checkWorkloadOptions)
 //  4. --shard and friends (refuseShardedMysqlslap, options_shard.go)
 //  5. --sandbox, --sandbox-option, --target (sandboxTargets)
 //  6. --only-print with --json, the --json and --plot files (checkOutputFiles)
-//  7. M --concurrency (sqlgen.ParseConcurrency)
-//  8. M open --csv (OpenCSV)
-//  9. M statement files, then the statement lists (buildPlan)
-//  10. M the password prompt
-//  11. M more than two positional words
+//  7. M open --csv (OpenCSV)
+//  8. M statement files: not a regular file, cannot be opened (readStatements)
+//  9. M the password prompt
+//  10. M more than two positional words
+//  11. a statement value that looks like a missing file (readStatements)
+//  12. --iterations=0, an empty --delimiter, negative counts (sqlgen.CheckValues)
+//  13. an unknown -a load type (checkLoadType)
+//  14. --concurrency (sqlgen.ParseConcurrency)
+//  15. the statement lists: -x/-y, unique-write-number 0, an empty first
+//     --query statement, a count with no statements (buildPlan, sqlgen.Build)
 func Validate(o *Options, env Env) (*Config, error) {
 	opts := *o
 	c := &Config{Options: &opts, Silent: impliesSilent(o)}
-	if err := sqlgen.Check(planConfig(o)); err != nil {
+	if err := sqlgen.CheckCombination(planConfig(o)); err != nil {
 		return nil, Exitf(1, "%s", err)
-	}
-	if err := checkLoadType(o); err != nil {
-		return nil, err
 	}
 	if err := checkExtensions(o); err != nil {
 		return nil, err
@@ -102,27 +108,45 @@ func Validate(o *Options, env Env) (*Config, error) {
 	if err := checkOutputFiles(o); err != nil {
 		return nil, err
 	}
-	if _, err := sqlgen.ParseConcurrency(o.Concurrency); err != nil {
-		return nil, Exitf(1, "%s", err)
-	}
 	csv, closeCSV, err := OpenCSV(o, env.Stdout)
 	if err != nil {
 		return nil, err
 	}
 	c.CSV, c.closeCSV = csv, closeCSV
-	if c.Plan, err = buildPlan(o); err != nil {
+	if c.Plan, err = statementPlan(c, env); err != nil {
 		c.Close()
 		return nil, err
 	}
-	if err := promptPassword(&opts, env); err != nil {
-		c.Close()
+	return c, nil
+}
+
+// statementPlan is Validate's steps 8 to 15: mysqlslap's statement files,
+// prompt and word count, then goslap's refusals, then the plan.
+func statementPlan(c *Config, env Env) (*sqlgen.Plan, error) {
+	o := c.Options
+	cfg, mistyped, err := readStatements(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := promptPassword(o, env); err != nil {
 		return nil, err
 	}
 	if len(o.Args) > 2 {
-		c.Close()
 		return nil, Exitf(1, "Too many arguments")
 	}
-	return c, nil
+	if mistyped != nil {
+		return nil, mistyped
+	}
+	if err := sqlgen.CheckValues(cfg); err != nil {
+		return nil, Exitf(1, "%s", err)
+	}
+	if err := checkLoadType(o); err != nil {
+		return nil, err
+	}
+	if _, err := sqlgen.ParseConcurrency(cfg.Concurrency); err != nil {
+		return nil, Exitf(1, "%s", err)
+	}
+	return buildPlan(cfg)
 }
 
 // impliesSilent is Config.Silent: --silent, --csv, --only-print, or
@@ -131,13 +155,19 @@ func impliesSilent(o *Options) bool {
 	return o.Silent || o.CSVSet || o.OnlyPrint || JSONToStdout(o)
 }
 
-// validateWorkload is Validate's part for --workload=NAME: the study's
-// configuration (studyConfig, which holds the front end's rules for it),
-// the study's own consistency rules (study.Config.Check: they are the
+// validateWorkload is Validate's part for --workload=NAME: steps 12 and
+// 13, the study's configuration (studyConfig, which holds the front end's
+// rules for it), the study's own consistency rules (study.Config.Check: they are the
 // study's, shared with goslap sysbench's front end, so they live there),
 // then the password prompt. Positional words are the phase, so
 // mysqlslap's two-word rule does not apply.
 func validateWorkload(c *Config, env Env) error {
+	if err := sqlgen.CheckValues(planConfig(c.Options)); err != nil {
+		return Exitf(1, "%s", err)
+	}
+	if err := checkLoadType(c.Options); err != nil {
+		return err
+	}
 	// A shard's text report goes to stderr beside its document.
 	cfg, defaultStop, err := studyConfig(c, shardReportOut(c.Options, env))
 	if err == nil {

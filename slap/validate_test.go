@@ -16,10 +16,14 @@ func TestValidateOrder(t *testing.T) {
 		want string
 	}{
 		{"statements before the prompt", []string{"--create=" + dir, "-p"}, "goslap: Create file was not a regular file"},
-		{"concurrency before the CSV file", []string{"-c", "0", "--csv=/nonexistent/x.csv", "-q", "select 1"}, `goslap: invalid --concurrency value "0"`},
-		{"iterations before goslap's combinations", []string{"--iterations=0", "--json", "--csv"}, "goslap: --iterations must be at least 1"},
-		{"goslap's combinations before the CSV file", []string{"--json", "--csv", "--exact-count"}, "goslap: --exact-count needs --number-of-queries"},
 		{"the prompt before the word count", []string{"-q", "select 1", "-p", "a", "b", "c"}, "goslap: --password without a value needs a terminal"},
+		{"the prompt before goslap's refusals", []string{"-c", "0", "-q", "select 1", "-p"}, "goslap: --password without a value needs a terminal"},
+		{"goslap's option combinations before the CSV file", []string{"--json", "--csv", "--exact-count"}, "goslap: --exact-count needs --number-of-queries"},
+		{"goslap's option combinations before its refusals", []string{"--iterations=0", "--json", "--csv"}, "goslap: --json and --csv cannot both write to stdout"},
+		{"a mistyped file before the values", []string{"-q", "q.sql", "--iterations=0"}, `goslap: --query "q.sql" looks like a file name`},
+		{"iterations before the load type", []string{"-a", "--iterations=0", "--auto-generate-sql-load-type=x"}, "goslap: --iterations must be at least 1"},
+		{"the load type before the concurrency", []string{"-a", "-c", "0", "--auto-generate-sql-load-type=x"}, "goslap: --auto-generate-sql-load-type=x: unknown load type"},
+		{"the concurrency before the statement lists", []string{"-a", "-c", "0", "-x", "abc"}, `goslap: invalid --concurrency value "0"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := frontEndForTest(t, nil, nil, tc.args...)

@@ -115,16 +115,23 @@ func Build(cfg Config) (*Plan, error) {
 	return p, nil
 }
 
-// Check makes, in this order, mysqlslap's checks right after option
-// parsing (CheckCombination), then rejects the values on which mysqlslap
-// prints a report of zeros or crashes (spec 8): --iterations=0, an empty
-// --delimiter, negative counts. It does not parse the concurrency list: mysqlslap
-// parses it next, and a caller reporting errors in mysqlslap's order
-// calls ParseConcurrency after Check.
+// Check makes mysqlslap's checks right after option parsing
+// (CheckCombination), then goslap's (CheckValues). A front end that
+// reports errors in mysqlslap's order calls the two apart: mysqlslap's
+// first, goslap's after every other check of mysqlslap's.
 func Check(cfg Config) error {
 	if err := CheckCombination(cfg); err != nil {
 		return err
 	}
+	return CheckValues(cfg)
+}
+
+// CheckValues rejects the values on which mysqlslap prints a report of
+// zeros or crashes (spec 8): --iterations=0, an empty --delimiter,
+// negative counts. The concurrency list, the column specs and the
+// statement lists are Build's to reject (ParseConcurrency alone checks
+// the first).
+func CheckValues(cfg Config) error {
 	switch {
 	case cfg.Iterations < 1:
 		return errors.New("--iterations must be at least 1 (mysqlslap would print a report of zeros)")
