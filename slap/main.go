@@ -44,15 +44,7 @@ func run(args []string, env Env) int {
 		return finish(o, env, 0)
 	}
 
-	// Like mysqlslap's stdio, stdout is block-buffered when it is not a
-	// terminal; CSV lines bypass the buffer (mysqlslap writes them with
-	// write(2)), which keeps the byte order scripts have seen.
-	stdout := env.Stdout
-	var buffered *bufio.Writer
-	if !isTerminal(env.Stdout) {
-		buffered = bufio.NewWriterSize(env.Stdout, 4096)
-		stdout = buffered
-	}
+	stdout, buffered := reportStdout(env.Stdout)
 	// One record (and seed) for the whole invocation, whatever the targets.
 	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
 	if sandbox := &o.Ext.Sandbox; sandbox.Active() {
@@ -64,13 +56,33 @@ func run(args []string, env Env) int {
 			err = PlotRun(sandbox.Plot, o, results)
 		}
 	}
-	if o.Ext.JSONSet {
-		// Once per invocation, after every target, also after an error.
+	return endRun(o, env, buffered, err, func(err error) error {
 		doc, jerr := out.Record.document(o, err)
-		if jerr == nil {
-			jerr = writeJSON(o, stdout, doc)
+		if jerr != nil {
+			return jerr
 		}
-		if err == nil {
+		return writeJSON(o, stdout, doc)
+	})
+}
+
+// reportStdout is where the report goes: like mysqlslap's stdio, stdout is
+// block-buffered when it is not a terminal (buffered is then the buffer to
+// flush at the end); CSV lines bypass the buffer (mysqlslap writes them
+// with write(2)), which keeps the byte order scripts have seen.
+func reportStdout(w io.Writer) (stdout io.Writer, buffered *bufio.Writer) {
+	if isTerminal(w) {
+		return w, nil
+	}
+	buffered = bufio.NewWriterSize(w, 4096)
+	return buffered, buffered
+}
+
+// endRun ends a run that ended with err (nil for success): --json's
+// document once per invocation, after every target and after an error
+// too (writeDoc), the buffered report flushed, then the exit status.
+func endRun(o *Options, env Env, buffered *bufio.Writer, err error, writeDoc func(runErr error) error) int {
+	if o.Ext.JSONSet {
+		if jerr := writeDoc(err); err == nil {
 			err = jerr
 		}
 	}

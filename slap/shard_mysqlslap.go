@@ -17,10 +17,8 @@ package slap
 // schema that is dropped later is only read before the drop.
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/goslap/goslap/internal/engine"
@@ -35,12 +33,7 @@ import (
 func runShardedMysqlslap(c *Config, env Env) int {
 	defer c.Close()
 	o, st := c.Options, c.Shard
-	stdout := env.Stdout
-	var buffered *bufio.Writer
-	if !isTerminal(env.Stdout) {
-		buffered = bufio.NewWriterSize(env.Stdout, 4096)
-		stdout = buffered
-	}
+	stdout, buffered := reportStdout(env.Stdout)
 	// The report goes beside the document on stdout: to stderr.
 	text := stdout
 	if o.Ext.JSONSet && JSONToStdout(o) {
@@ -49,24 +42,13 @@ func runShardedMysqlslap(c *Config, env Env) int {
 	rec := NewRunRecord(o)
 	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: rec, Shard: st}
 	_, err := RunWithSignals(c, out)
-	if o.Ext.JSONSet {
+	return endRun(o, env, buffered, err, func(err error) error {
 		doc, jerr := rec.document(o, err)
-		if jerr == nil {
-			jerr = writeShardJSON(o, stdout, shardSection(doc, st))
+		if jerr != nil {
+			return jerr
 		}
-		if err == nil {
-			err = jerr
-		}
-	}
-	if buffered != nil {
-		if ferr := buffered.Flush(); ferr != nil && err == nil {
-			err = fmt.Errorf("writing the report: %w", ferr)
-		}
-	}
-	if err != nil {
-		return report(env.Stderr, withSchemaHint(o, err))
-	}
-	return finish(o, env, 0)
+		return writeShardJSON(o, stdout, shardSection(doc, st))
+	})
 }
 
 // shardSection adds the shard's identity, clock and lateness to the
