@@ -117,6 +117,9 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 		err = r.leaveSchema()
 	}
 	if err != nil {
+		if r.shard != nil {
+			r.shard.abort(err)
+		}
 		note := r.cleanup()
 		if ctx.Err() != nil {
 			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
@@ -137,7 +138,7 @@ func startShardRun(r *runner, st *shard.Starter) (*shardRun, error) {
 	st.DB, st.Schema = c, r.p.Schema
 	sh := &shardRun{ctx: r.ctx, st: st, conn: c}
 	if sh.prepares() {
-		if err := st.Forget(); err != nil {
+		if err := st.Reset(); err != nil {
 			c.Close()
 			return nil, Exitf(1, "resetting the shard barrier: %v", err)
 		}
@@ -164,6 +165,13 @@ func (sh *shardRun) fail(err error) error {
 // --pre-system/--post-system commands.
 func (sh *shardRun) step(kind mysqlslap.Kind, k int) (bool, error) {
 	if sh.prepares() {
+		if kind == mysqlslap.DropSchema {
+			// The drop takes the barrier rows with it: an abort row
+			// written since the last wait is read now or never.
+			if err := sh.st.CheckAborted(); err != nil {
+				return false, sh.fail(err)
+			}
+		}
 		return true, nil
 	}
 	switch kind {
@@ -232,6 +240,29 @@ func (sh *shardRun) loaded(k int) error {
 		}
 	}
 	return nil
+}
+
+// abortLinger is how long shard 0 waits after an error before its
+// cleanup drops the schema, which holds the abort row: long enough for
+// every waiting shard's poll to have read it.
+const abortLinger = 6 * 50 * time.Millisecond
+
+// abort writes this shard's abort row for err, the error that ends its
+// run (an interrupt too), unless another shard's abort ended it; before
+// the cleanup, which on shard 0 drops the schema and the rows with it.
+func (sh *shardRun) abort(err error) {
+	if sh.st.StoppedBy() == nil {
+		cause := err.Error()
+		if sh.ctx.Err() != nil {
+			cause = ErrInterrupted.Error()
+		}
+		if werr := sh.st.Abort(cause); werr != nil && sh.st.Log != nil {
+			sh.st.Log("%v", werr)
+		}
+	}
+	if sh.prepares() {
+		time.Sleep(abortLinger)
+	}
 }
 
 // share is this shard's part of a benchmark's clients and rate.

@@ -84,12 +84,13 @@ func (sh *Sharding) finished(ctx context.Context) error {
 }
 
 // reset drops what an earlier run with the same id left (shard 0, before
-// it prepares: the other shards only wait until then).
+// it prepares: the other shards only wait until then), keeping the abort
+// rows of this run's shards.
 func (sh *Sharding) reset() error {
 	if sh == nil {
 		return nil
 	}
-	return sh.Starter.Forget()
+	return sh.Starter.Reset()
 }
 
 // forget removes the run's barrier rows (shard 0, after its cleanup).
@@ -98,6 +99,22 @@ func (sh *Sharding) forget() error {
 		return nil
 	}
 	return sh.Starter.Forget()
+}
+
+// abort writes this shard's abort row when the run ends with err (an
+// interrupt too), so the other shards stop waiting for it; not when err
+// is another shard's abort, which they see already.
+func (sh *Sharding) abort(ctx context.Context, err error, log func(string, ...any)) {
+	if sh == nil || err == nil || sh.Starter.StoppedBy() != nil {
+		return
+	}
+	cause := err.Error()
+	if ctx.Err() != nil {
+		cause = ErrInterrupted.Error()
+	}
+	if werr := sh.Starter.Abort(cause); werr != nil {
+		log("%v", werr)
+	}
 }
 
 // ShardDocument is a shard's result document (JSON v2 with its shard
