@@ -118,7 +118,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 	}
 	if err != nil {
 		if r.shard != nil {
-			r.shard.abort(err)
+			err = r.shard.ended(err)
 		}
 		note := r.cleanup()
 		if ctx.Err() != nil {

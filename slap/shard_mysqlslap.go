@@ -242,27 +242,29 @@ func (sh *shardRun) loaded(k int) error {
 	return nil
 }
 
-// abortLinger is how long shard 0 waits after an error before its
-// cleanup drops the schema, which holds the abort row: long enough for
-// every waiting shard's poll to have read it.
-const abortLinger = 6 * 50 * time.Millisecond
-
-// abort writes this shard's abort row for err, the error that ends its
-// run (an interrupt too), unless another shard's abort ended it; before
-// the cleanup, which on shard 0 drops the schema and the rows with it.
-func (sh *shardRun) abort(err error) {
-	if sh.st.StoppedBy() == nil {
+// ended is called when this shard's run ends with err (an interrupt
+// too), before the cleanup, which on shard 0 drops the schema and the
+// barrier rows with it. It returns the error to report: another shard's
+// abort when one came first (the cause of this shard's failure), else
+// err, after writing this shard's abort row so the others stop waiting.
+func (sh *shardRun) ended(err error) error {
+	st := sh.st
+	if st.StoppedBy() == nil && sh.ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
+		err = Exitf(1, "%v", st.StoppedBy())
+	}
+	if st.StoppedBy() == nil {
 		cause := err.Error()
 		if sh.ctx.Err() != nil {
 			cause = ErrInterrupted.Error()
 		}
-		if werr := sh.st.Abort(cause); werr != nil && sh.st.Log != nil {
-			sh.st.Log("%v", werr)
+		if werr := st.Abort(cause); werr != nil && st.Log != nil {
+			st.Log("%v", werr)
 		}
 	}
 	if sh.prepares() {
-		time.Sleep(abortLinger)
+		time.Sleep(shard.AbortLinger)
 	}
+	return err
 }
 
 // share is this shard's part of a benchmark's clients and rate.

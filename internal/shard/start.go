@@ -147,6 +147,12 @@ func (e *AbortError) Error() string { return "shard " + e.By.String() + " aborte
 // the way out, and a server that does not answer must not hold it.
 const abortWithin = 2 * time.Second
 
+// AbortLinger is how long shard 0 waits after its run failed, its abort
+// row written, before its cleanup drops what the other shards use (the
+// schema that holds the rows, with mysqlslap's workload): long enough
+// for every waiting shard's poll to have read the row.
+const AbortLinger = 6 * pollEvery
+
 // noteLen is the note column's length in characters.
 const noteLen = 255
 

@@ -196,7 +196,7 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 	if cfg.Shard != nil {
 		cfg.Shard.Starter.DB = main
 		// Before main closes: the other shards learn of this one's end.
-		defer func() { cfg.Shard.abort(ctx, err, r.log) }()
+		defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 	}
 	if cfg.ReadServers {
 		if _, seen := r.res.Servers[r.label]; !seen {
@@ -288,6 +288,8 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 					err = terr
 				}
 			}()
+			// Before the teardown drops what the other shards' clients use.
+			defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 		} else if setupErr != nil {
 			// A failed prepare leaves nothing half-made behind.
 			if terr := r.teardown(s, p); terr != nil {

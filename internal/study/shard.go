@@ -18,7 +18,8 @@ import (
 // prepares the data only on shard 0 (the others wait for it) and cleans up
 // only on shard 0, after every shard has finished.
 type Sharding struct {
-	Starter *shard.Starter // DB is set to the target's main connection
+	Starter   *shard.Starter // DB is set to the target's main connection
+	endedOnce bool           // ended ran
 }
 
 // checkSharding refuses what a shard cannot honour.
@@ -101,20 +102,35 @@ func (sh *Sharding) forget() error {
 	return sh.Starter.Forget()
 }
 
-// abort writes this shard's abort row when the run ends with err (an
-// interrupt too), so the other shards stop waiting for it; not when err
-// is another shard's abort, which they see already.
-func (sh *Sharding) abort(ctx context.Context, err error, log func(string, ...any)) {
-	if sh == nil || err == nil || sh.Starter.StoppedBy() != nil {
-		return
+// ended is called once the shard's run ends with err (an interrupt too;
+// twice is once): it returns the error to report, which is another
+// shard's abort when one came first (a shard whose clients fail because
+// shard 0 cleaned up after that abort reports the abort, the cause), and
+// otherwise writes this shard's abort row so the others stop waiting for
+// it. Shard 0 then gives the others' polls time to read the row before
+// its teardown drops the tables their clients use.
+func (sh *Sharding) ended(ctx context.Context, err error, log func(string, ...any)) error {
+	if sh == nil || err == nil || sh.endedOnce {
+		return err
 	}
-	cause := err.Error()
-	if ctx.Err() != nil {
-		cause = ErrInterrupted.Error()
+	sh.endedOnce = true
+	st := sh.Starter
+	if st.StoppedBy() == nil && ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
+		err = st.StoppedBy()
 	}
-	if werr := sh.Starter.Abort(cause); werr != nil {
-		log("%v", werr)
+	if st.StoppedBy() == nil {
+		cause := err.Error()
+		if ctx.Err() != nil {
+			cause = ErrInterrupted.Error()
+		}
+		if werr := st.Abort(cause); werr != nil {
+			log("%v", werr)
+		}
 	}
+	if sh.prepares() {
+		time.Sleep(shard.AbortLinger)
+	}
+	return err
 }
 
 // ShardDocument is a shard's result document (JSON v2 with its shard
