@@ -14,7 +14,10 @@ package slap
 // (shard.BarrierTable), on a connection of their own (autocommit on, no
 // default schema), so they neither join the main connection's --commit
 // transaction nor depend on the schema staying: a row written into a
-// schema that is dropped later is only read before the drop.
+// schema that is dropped later is only read before the drop. A shard
+// that fails writes an abort row before its cleanup (ended), which ends
+// the other shards' waits; shard 0 reads the abort rows again before
+// every drop of the schema, which takes them with it.
 
 import (
 	"bufio"

@@ -189,6 +189,15 @@ func TestLoopbackShardAbort(t *testing.T) {
 		{name: "mysqlslap prepare fails", schema: "shard_abort_prep",
 			args:  "-a --create-schema=shard_abort_prep -c 3 --number-of-queries=300 --run-id=abort-prep",
 			extra: map[int]string{0: "--pre-query=SELECT * FROM no_such_table"}, interrupt: -1, failed: 0, cause: "no_such_table"},
+		// Shard 1's clients cannot connect (their --init-command fails).
+		{name: "mysqlslap clients refused", schema: "shard_abort_conn",
+			args:  "-a --create-schema=shard_abort_conn -c 3 --number-of-queries=300 --iterations=2 --start-at=barrier+200ms --run-id=abort-conn",
+			extra: map[int]string{1: "--init-command=SELECT * FROM no_such_table"}, interrupt: -1, failed: 1, cause: "no_such_table"},
+		// Shard 1 was given more tables than shard 0 prepared: its
+		// run fails before the start.
+		{name: "workload shard fails", schema: "shard_abort_wlstmt",
+			args:  "--workload=oltp_point_select --create-schema=shard_abort_wlstmt --table-size=300 -c 3 --run-time=1s --iterations=2 --start-at=barrier+200ms --run-id=abort-wlstmt",
+			extra: map[int]string{0: "--tables=1", 1: "--tables=2", 2: "--tables=1"}, interrupt: -1, failed: 1, cause: "sbtest2"},
 		{name: "mysqlslap shard interrupted", schema: "shard_abort_slap",
 			args:      "-a --create-schema=shard_abort_slap -c 3 --run-time=1s --iterations=3 --start-at=barrier+200ms --run-id=abort-slap",
 			interrupt: 2, failed: 2, cause: "interrupted"},
