@@ -182,6 +182,7 @@ func TestLoopbackShardAbort(t *testing.T) {
 		name, args string
 		extra      map[int]string // a shard's own options
 		interrupt  int            // the shard sent SIGINT, -1: none
+		existing   bool           // the schema exists before
 		failed     int            // the shard the others name
 		cause      string
 		schema     string
@@ -193,6 +194,14 @@ func TestLoopbackShardAbort(t *testing.T) {
 		{name: "mysqlslap clients refused", schema: "shard_abort_conn",
 			args:  "-a --create-schema=shard_abort_conn -c 3 --number-of-queries=300 --iterations=2 --start-at=barrier+200ms --run-id=abort-conn",
 			extra: map[int]string{1: "--init-command=SELECT * FROM no_such_table"}, interrupt: -1, failed: 1, cause: "no_such_table"},
+		// Shard 2's load fails at its first statement, after the start
+		// (in a schema of the user's: --query alone creates none).
+		{name: "mysqlslap statement fails", schema: "shard_abort_stmt",
+			args:  "--create-schema=shard_abort_stmt -c 3 --number-of-queries=3000 --iterations=2 --start-at=barrier+200ms --run-id=abort-stmt",
+			extra: map[int]string{0: "--query=SELECT 1", 1: "--query=SELECT 1", 2: "--query=SELECT * FROM no_such_table"}, interrupt: -1, failed: 2, cause: "no_such_table", existing: true},
+		{name: "workload prepare fails", schema: "shard_abort_wlprep",
+			args:  "--workload=oltp_point_select --create-schema=shard_abort_wlprep --tables=1 --table-size=300 -c 3 --run-time=1s --run-id=abort-wlprep",
+			extra: map[int]string{0: "--engine=no_such_engine"}, interrupt: -1, failed: 0, cause: "no_such_engine"},
 		// Shard 1 was given more tables than shard 0 prepared: its
 		// run fails before the start.
 		{name: "workload shard fails", schema: "shard_abort_wlstmt",
@@ -207,6 +216,17 @@ func TestLoopbackShardAbort(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := servertest.Require(t)
+			db, err := s.OpenDB("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if tc.existing {
+				if _, err := db.Exec("CREATE DATABASE IF NOT EXISTS " + tc.schema); err != nil {
+					t.Fatal(err)
+				}
+				defer db.Exec("DROP DATABASE IF EXISTS " + tc.schema)
+			}
 			type shardRun struct {
 				cmd  *exec.Cmd
 				out  bytes.Buffer
@@ -266,11 +286,6 @@ func TestLoopbackShardAbort(t *testing.T) {
 				}
 			}
 			// Shard 0 cleaned up what it created.
-			db, err := s.OpenDB("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
 			var tables int
 			if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name <> ?", tc.schema, shard.BarrierTable).Scan(&tables); err != nil {
 				t.Fatal(err)

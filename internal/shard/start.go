@@ -420,7 +420,7 @@ func (s *Starter) Abort(cause string) error {
 	stmt := fmt.Sprintf("REPLACE INTO %s (run_id, round, shard, arrived, note) VALUES (%s, %d, %d, NOW(6), CONVERT(X'%x' USING utf8mb4))",
 		s.table(), s.quoted(), abortRound, s.Spec.Index, AbortNote(cause))
 	done := make(chan error, 1)
-	giveUp := time.Now().Add(abortWithin)
+	giveUp := time.Now().Add(abortWithin - 5*pollEvery) // its own error before the timer's
 	go func() {
 		for {
 			err := s.create()
