@@ -186,9 +186,18 @@ func TestBarrierAbort(t *testing.T) {
 	if err := s1.CheckAborted(); err == nil || err.Error() != want {
 		t.Errorf("CheckAborted = %v", err)
 	}
-	// The next run with the same id: shard 0's Reset removes the old
-	// abort row, and a shard that began before that does not read it.
-	time.Sleep(10 * time.Millisecond)
+	// A shard begun shortly after the abort still reads it (a shard 0
+	// whose prepare fails at once).
+	soon := starter(2)
+	if err := soon.WaitPrepared(context.Background()); err == nil || err.Error() != want {
+		t.Errorf("a shard begun after the abort: %v", err)
+	}
+	// The next run with the same id, a minute later: shard 0's Reset
+	// removes the old abort row, and a shard that began before that does
+	// not read it.
+	if err := s0.DB.Exec("UPDATE " + BarrierTable + " SET arrived = arrived - INTERVAL 1 MINUTE WHERE run_id = 'abort-test'"); err != nil {
+		t.Fatal(err)
+	}
 	late := starter(1)
 	late.Timeout = 300 * time.Millisecond
 	if err := late.WaitPrepared(context.Background()); !errors.Is(err, ErrGaveUp) {

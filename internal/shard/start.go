@@ -147,6 +147,15 @@ func (e *AbortError) Error() string { return "shard " + e.By.String() + " aborte
 // the way out, and a server that does not answer must not hold it.
 const abortWithin = 2 * time.Second
 
+// startSkew is how much earlier than a shard the other shards of its
+// run may begin (processes of one shell loop, pods of one Job): an abort
+// row written that long before the shard began is its run's (a shard 0
+// whose prepare failed at once), an older one an earlier run's. A run
+// started again within startSkew of an aborted run with the same id may
+// read the old abort; shards begun further apart than startSkew miss an
+// abort written before they began and wait out Timeout.
+const startSkew = 5 * time.Second
+
 // AbortLinger is how long shard 0 waits after its run failed, its abort
 // row written, before its cleanup drops what the other shards use (the
 // schema that holds the rows, with mysqlslap's workload): long enough
@@ -183,8 +192,9 @@ type Starter struct {
 	// Starts are the local instants of the starts.
 	Starts []time.Time
 	// since is the server's time (UNIX_TIMESTAMP text) when this shard
-	// first used the barrier: abort rows older than it are an earlier
-	// run's (a run id repeats when the options do) and are not read.
+	// first used the barrier: abort rows older than it by more than
+	// startSkew are an earlier run's (a run id repeats when the options
+	// do) and are not read.
 	since string
 	// stopped is the abort row that ended a wait.
 	stopped *AbortError
@@ -356,10 +366,12 @@ func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.
 }
 
 // abortQuery selects the earliest abort row of another shard written
-// since this shard began, as "INDEX NOTE" (parseAbort), NULL when none.
+// since this shard began (less startSkew), as "INDEX NOTE" (parseAbort),
+// NULL when none.
 func (s *Starter) abortQuery() string {
 	return fmt.Sprintf("SELECT CONCAT(shard, ' ', note) FROM %s WHERE run_id = %s AND round = %d AND shard <> %d "+
-		"AND arrived >= FROM_UNIXTIME(%s) ORDER BY arrived, shard LIMIT 1", s.table(), s.quoted(), abortRound, s.Spec.Index, s.since)
+		"AND arrived >= FROM_UNIXTIME(%s) - INTERVAL %d SECOND ORDER BY arrived, shard LIMIT 1",
+		s.table(), s.quoted(), abortRound, s.Spec.Index, s.since, int(startSkew/time.Second))
 }
 
 // parseAbort reads abortQuery's "INDEX NOTE" of a run of count shards.
