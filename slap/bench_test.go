@@ -122,14 +122,14 @@ func BenchmarkLoad(b *testing.B) {
 			o.Concurrency = strconv.Itoa(tc.clients)
 			o.NumberOfQueries = uint64(max(b.N, tc.clients))
 			o.Silent = true
-			p, err := BuildPlan(o)
+			c, err := Validate(o, Env{Stdout: io.Discard})
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
-			if _, err := Run(context.Background(), o, p, Output{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+			if _, err := Run(context.Background(), c, Output{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(o.NumberOfQueries)/time.Since(start).Seconds(), "queries/s")

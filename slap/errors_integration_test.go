@@ -3,6 +3,7 @@ package slap
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -63,11 +64,11 @@ func TestLazyQueryListRun(t *testing.T) {
 	o.NumberCharCols, o.UniqueQueryNum, o.WriteNumber, o.UniqueWriteNum = "200", 3000, 3, 2
 	o.Engine, o.EngineSet = "myisam", true
 	o.ExecuteNumber, o.Concurrency = 30, "2"
-	p, err := BuildPlan(o)
+	c, err := Validate(o, Env{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Query != nil || p.QueryLen() != 3001 {
+	if p := c.Plan; p.Query != nil || p.QueryLen() != 3001 {
 		t.Fatalf("query list held (%d statements) or of length %d", len(p.Query), p.QueryLen())
 	}
 	r := mustRun(t, o)

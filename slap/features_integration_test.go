@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -437,13 +438,13 @@ func TestTemplatesOnlyPrint(t *testing.T) {
 		return o
 	}
 	o := opts()
-	p, err := BuildPlan(o)
+	o.OnlyPrint = true
+	c, err := Validate(o, Env{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var printed strings.Builder
-	o.OnlyPrint, o.Silent = true, true
-	if err := OnlyPrint(&printed, &strings.Builder{}, o, p); err != nil {
+	if err := OnlyPrint(&printed, &strings.Builder{}, c); err != nil {
 		t.Fatal(err)
 	}
 	var want []string

@@ -74,39 +74,13 @@ func (rec *RunRecord) describe(targets []compare.Target, outcomes []compare.Outc
 	}
 }
 
-// serverVariables are read into the document's server variables.
-var serverVariables = []string{
-	"default_storage_engine", "default_tmp_storage_engine", "innodb_buffer_pool_size", "max_connections",
-	"innodb_flush_log_at_trx_commit", "innodb_log_file_size", "innodb_flush_method", "sync_binlog", "log_bin",
-	"transaction_isolation", "tx_isolation", "thread_handling", "version_compile_machine",
-}
-
-// serverInfo reads the version and the variables of the server on c.
+// serverInfo reads the version and the variables of the server on c
+// (jsondoc.ReadServer); nil c is a target that never connected.
 func serverInfo(c *mysqlconn.Conn) *jsondoc.Server {
-	si := &jsondoc.Server{Variables: map[string]string{}}
 	if c == nil {
-		si.Error = "not connected"
-		return si
+		return &jsondoc.Server{Variables: map[string]string{}, Error: "not connected"}
 	}
-	one := func(expr string) (string, error) {
-		v, err := c.QueryStrings("SELECT " + expr)
-		if err != nil || len(v) == 0 {
-			return "", err
-		}
-		return v[0], nil
-	}
-	var err error
-	if si.Version, err = one("@@version"); err != nil {
-		si.Error = mysqlconn.ErrorText(err)
-		return si
-	}
-	si.VersionComment, _ = one("@@version_comment")
-	for _, name := range serverVariables {
-		if v, err := one("@@global." + name); err == nil {
-			si.Variables[name] = v
-		}
-	}
-	return si
+	return jsondoc.ReadServer(c.QueryStrings, mysqlconn.ErrorText)
 }
 
 // document assembles the invocation's document; runErr is the error that

@@ -28,12 +28,12 @@ func BenchmarkLoadSelect1(b *testing.B) {
 				o.Ext.Templates = true
 			}
 			o.NumberOfQueries = uint64(max(b.N, 1))
-			p, err := BuildPlan(o)
+			c, err := Validate(o, Env{Stdout: discard{}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
-			res, err := Run(context.Background(), o, p, Output{Stdout: discard{}, Stderr: discard{}})
+			res, err := Run(context.Background(), c, Output{Stdout: discard{}, Stderr: discard{}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -12,45 +12,33 @@ import (
 )
 
 // Main is the goslap command: argv (with argv[0]) in, exit status out. The
-// data flows one way: option files and argv → Options → Plan (sqlgen) →
-// OnlyPrint, or the runner → results → reporters.
+// data flows one way: option files and argv → Options (ParseCommandLine) →
+// Config (Validate) → the workload's run → results → reporters.
 func Main(args []string) int {
 	env := DefaultEnv()
 	return run(args[1:], env)
 }
 
 func run(args []string, env Env) int {
-	o, err := ParseCommandLine(args, env)
+	parsed, err := ParseCommandLine(args, env)
 	if err != nil {
 		return report(env.Stderr, err)
 	}
-	if handled, code := runWorkload(o, env); handled {
-		return code
-	}
-	if o.Ext.Shard.Given() {
-		return runShardedMysqlslap(o, env)
-	}
-	sandbox := &o.Ext.Sandbox
-	if err := sandbox.CheckSandbox(o); err != nil {
-		return report(env.Stderr, err)
-	}
-	if err := o.CheckOutputFiles(); err != nil {
-		return report(env.Stderr, err)
-	}
-	// mysqlslap opens the CSV file before it builds any statement (spec 3.1),
-	// so a bad path fails before anything runs.
-	csv, closeCSV, err := OpenCSV(o, env.Stdout)
+	c, err := Validate(parsed, env)
 	if err != nil {
 		return report(env.Stderr, err)
 	}
-	defer closeCSV()
-	plan, err := BuildPlan(o)
-	if err != nil {
-		return report(env.Stderr, err)
+	if c.Workload != nil {
+		return runWorkload(c, env)
 	}
+	if c.Shard != nil {
+		return runShardedMysqlslap(c, env)
+	}
+	defer c.Close()
+	o := c.Options
 
 	if o.OnlyPrint {
-		if err := OnlyPrint(env.Stdout, env.Stderr, o, plan); err != nil {
+		if err := OnlyPrint(env.Stdout, env.Stderr, c); err != nil {
 			return report(env.Stderr, err)
 		}
 		return finish(o, env, 0)
@@ -66,12 +54,12 @@ func run(args []string, env Env) int {
 		stdout = buffered
 	}
 	// One record (and seed) for the whole invocation, whatever the targets.
-	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o), Record: NewRunRecord(o)}
-	if sandbox.Active() {
-		_, err = RunTargets(o, sandbox, plan, out)
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
+	if sandbox := &o.Ext.Sandbox; sandbox.Active() {
+		_, err = RunTargets(c, out)
 	} else {
 		var results []BenchmarkResult
-		results, err = RunWithSignals(o, plan, out)
+		results, err = RunWithSignals(c, out)
 		if err == nil && sandbox.Plot != "" {
 			err = PlotRun(sandbox.Plot, o, results)
 		}

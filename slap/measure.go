@@ -20,7 +20,8 @@ import (
 //
 // share is what ran here: all of clients and --rate, or a shard's part of
 // them (the per-client limit stays that of all clients).
-func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, share loadShare, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
+	o, p := c.Options, c.Plan
 	res := BenchmarkResult{
 		Engine:           e.Name,
 		HasEngine:        e.Named,
@@ -55,7 +56,7 @@ func benchmarkResult(o *Options, p *sqlgen.Plan, e sqlgen.Engine, clients int, s
 				ProgName, share.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
 		}
 	}
-	if res.Errors > 0 && !o.Ext.Latency && !o.Silent {
+	if res.Errors > 0 && !o.Ext.Latency && !c.Silent {
 		// Ignored errors are always worth a word, even without --latency.
 		for _, e := range res.ErrorsByCode {
 			fmt.Fprintf(stderr, "%s: ignored error %d %d times (%s)\n", ProgName, e.Code, e.Count, e.Message)

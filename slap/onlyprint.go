@@ -28,10 +28,8 @@ const stdioBufferSize = 4096
 // that cannot be started is an error.
 //
 // Warnings about system commands go to stderr, as does nothing else.
-func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error) {
-	if err := o.finishExtensions(); err != nil {
-		return err
-	}
+func OnlyPrint(stdout, stderr io.Writer, c *Config) (err error) {
+	o, p := c.Options, c.Plan
 	out := bufio.NewWriterSize(stdout, stdioBufferSize)
 	cfg := scriptConfig(o, p, runSeed(o))
 	if o.Verbose >= 2 {
@@ -48,7 +46,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 		defer stop()
 		err := runSystemHook(ctx, which, command, stdout, stderr)
 		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+			return errInterruptedExit()
 		}
 		return err
 	}
@@ -56,15 +54,7 @@ func OnlyPrint(stdout, stderr io.Writer, o *Options, p *sqlgen.Plan) (err error)
 	if err != nil {
 		return err
 	}
-	csv, closeCSV, err := OpenCSV(o, stdout)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := closeCSV(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
+	csv := c.CSV // where Validate opened it: stdout or the file
 	defer func() {
 		if ferr := out.Flush(); err == nil && ferr != nil {
 			err = ferr

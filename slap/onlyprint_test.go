@@ -88,18 +88,19 @@ func readOnlyPrintCases(t *testing.T) []onlyPrintCase {
 	return cases
 }
 
-// runGoslapOnlyPrint is goslap --only-print <args>: BuildPlan then OnlyPrint.
+// runGoslapOnlyPrint is goslap --only-print <args>: Validate then OnlyPrint.
 func runGoslapOnlyPrint(args []string) (stdout, stderr string, err error) {
 	o, err := parseOptionsForTest(append([]string{"--only-print"}, args...))
 	if err != nil {
 		return "", "", err
 	}
-	plan, err := BuildPlan(o)
+	var out, errOut bytes.Buffer
+	c, err := Validate(o, Env{Stdout: &out})
 	if err != nil {
 		return "", "", err
 	}
-	var out, errOut bytes.Buffer
-	err = OnlyPrint(&out, &errOut, o, plan)
+	defer c.Close()
+	err = OnlyPrint(&out, &errOut, c)
 	return out.String(), errOut.String(), err
 }
 

@@ -2,7 +2,8 @@ package slap
 
 // Options is everything a goslap run needs, resolved from option files, the
 // command line and the environment. Field comments name the mysqlslap option.
-// The parser (options_parse.go) fills it; sqlgen and the runner only read it.
+// The parser (options_parse.go) fills it; Validate checks it once and
+// hands on a Config, after which nothing changes it.
 type Options struct {
 	// Auto-generated SQL (-a and friends).
 	AutoGenerateSQL  bool   // --auto-generate-sql, -a
@@ -58,13 +59,16 @@ type Options struct {
 	DebugCheck bool // --debug-check
 
 	// Connection (spec 1.7).
-	Host             string // --host, -h
-	Port             uint32 // --port, -P (default 3306)
-	Socket           string // --socket, -S (or MYSQL_UNIX_PORT)
-	Protocol         string // --protocol, normalised to "", "TCP", "SOCKET", "PIPE"
-	User             string // --user, -u (default: OS account name)
-	Password         string // --password, -p, or MYSQL_PWD
-	PasswordSet      bool   // a password was given (possibly empty)
+	Host        string // --host, -h
+	Port        uint32 // --port, -P (default 3306)
+	Socket      string // --socket, -S (or MYSQL_UNIX_PORT)
+	Protocol    string // --protocol, normalised to "", "TCP", "SOCKET", "PIPE"
+	User        string // --user, -u (default: OS account name)
+	Password    string // --password, -p, or MYSQL_PWD
+	PasswordSet bool   // a password was given (possibly empty)
+	// promptPassword: a bare -p / --password asks on the terminal
+	// (Validate, where mysqlslap asks).
+	promptPassword   bool
 	Compress         bool   // --compress, -C
 	InitCommand      string // --init-command (MariaDB; every worker (re)connect)
 	DefaultAuth      string // --default-auth

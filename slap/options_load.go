@@ -31,8 +31,8 @@ type Extensions struct {
 	// lines under each Benchmark block and columns after the CSV line.
 	Latency bool
 	// JSON (--json[=FILE]) writes one JSON document per invocation (every
-	// target) to FILE, or to stdout (implying --silent for the whole
-	// invocation) for a bare --json or --json=-.
+	// target) to FILE, or to stdout (then the whole invocation is silent,
+	// Config.Silent) for a bare --json or --json=-.
 	JSON    string
 	JSONSet bool
 	// ShowProgress (--show-progress, on by default; --skip-show-progress)
@@ -228,9 +228,9 @@ func (ext *Extensions) TolerantErrors() bool {
 	return ext.IgnoreAllErrors || len(ext.IgnoreCodes) > 0
 }
 
-// checkExtensions rejects combinations of goslap's own options that cannot work.
-// Run calls it before connecting.
-func (o *Options) checkExtensions() error {
+// checkExtensions rejects combinations of goslap's own options that
+// cannot work (a step of Validate).
+func checkExtensions(o *Options) error {
 	ext := &o.Ext
 	if ext.ExactCount && o.NumberOfQueries == 0 {
 		return Exitf(1, "--exact-count needs --number-of-queries")
@@ -240,19 +240,6 @@ func (o *Options) checkExtensions() error {
 	}
 	if ext.JSONSet && JSONToStdout(o) && o.CSVSet && (o.CSV == "" || strings.HasPrefix(o.CSV, "-")) {
 		return Exitf(1, "--json and --csv cannot both write to stdout; give one of them a file name")
-	}
-	return nil
-}
-
-// finishExtensions checks goslap's own options (checkExtensions) and applies what they
-// imply: a JSON document on stdout makes the run silent, as --csv does.
-// Run and OnlyPrint call it; calling it twice is harmless.
-func (o *Options) finishExtensions() error {
-	if err := o.checkExtensions(); err != nil {
-		return err
-	}
-	if JSONToStdout(o) {
-		o.Silent = true
 	}
 	return nil
 }

@@ -66,15 +66,15 @@ func TestLoadOptionsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own := o.Ext
-	if !own.Latency || !own.JSONSet || own.JSON != "out.json" || own.ShowProgress ||
-		own.RunTime != 90*time.Second || own.WarmupTime != 2500*time.Millisecond || own.Rate != 1500.5 ||
-		!own.Tolerates(1146) || !own.Tolerates(2013) || own.Tolerates(1062) || own.IgnoreAllErrors ||
-		!own.ExactCount || !own.Templates || own.Seed != 42 || !own.SeedSet {
-		t.Errorf("parsed %+v", own)
+	ext := o.Ext
+	if !ext.Latency || !ext.JSONSet || ext.JSON != "out.json" || ext.ShowProgress ||
+		ext.RunTime != 90*time.Second || ext.WarmupTime != 2500*time.Millisecond || ext.Rate != 1500.5 ||
+		!ext.Tolerates(1146) || !ext.Tolerates(2013) || ext.Tolerates(1062) || ext.IgnoreAllErrors ||
+		!ext.ExactCount || !ext.Templates || ext.Seed != 42 || !ext.SeedSet {
+		t.Errorf("parsed %+v", ext)
 	}
-	if err := o.finishExtensions(); err != nil || o.Silent {
-		t.Errorf("finishExtensions: %v, silent %v", err, o.Silent)
+	if err := checkExtensions(o); err != nil || impliesSilent(o) {
+		t.Errorf("checkExtensions: %v, silent %v", err, impliesSilent(o))
 	}
 
 	o, err, _ = parseForTest(t, nil, nil, "--json", "--ignore-errors=ALL")
@@ -84,8 +84,8 @@ func TestLoadOptionsParse(t *testing.T) {
 	if !o.Ext.ShowProgress || !JSONToStdout(o) || !o.Ext.Tolerates(9999) {
 		t.Errorf("defaults: %+v", o.Ext)
 	}
-	if err := o.finishExtensions(); err != nil || !o.Silent {
-		t.Errorf("bare --json must imply silent: %v %v", err, o.Silent)
+	if err := checkExtensions(o); err != nil || !impliesSilent(o) {
+		t.Errorf("bare --json must imply silent: %v %v", err, impliesSilent(o))
 	}
 	// Without goslap options nothing changes.
 	o, err, _ = parseForTest(t, nil, nil, "-q", "select 1")
@@ -129,7 +129,7 @@ func TestLoadOptionsRejected(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if err := o.finishExtensions(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := checkExtensions(o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/goslap/goslap/internal/compare"
 )
 
-// CheckOutputFiles checks, before anything runs, the files goslap's own
+// checkOutputFiles checks, before anything runs, the files goslap's own
 // options write only at the end (--json, --plot): a typo in a path must not
 // cost a whole benchmark. mysqlslap opens --csv up front for the same
 // reason (spec 3.1). Nothing is created or changed: an existing file is
 // opened for writing without truncation, and a new one is probed with a
 // temporary file in its directory that is removed at once.
-func (o *Options) CheckOutputFiles() error {
+func checkOutputFiles(o *Options) error {
 	if o.OnlyPrint && o.Ext.JSONSet {
 		return Exitf(1, "--only-print runs nothing: it cannot be combined with --json")
 	}

@@ -52,7 +52,7 @@ func TestOutputFilesCheckedUpFront(t *testing.T) {
 	o := newOptions()
 	o.Ext.JSON, o.Ext.JSONSet = existing, true
 	o.Ext.Sandbox.Plot = filepath.Join(dir, "chart.svg")
-	if err := o.CheckOutputFiles(); err != nil {
+	if err := checkOutputFiles(o); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -229,7 +229,9 @@ func newOptions() *Options {
 }
 
 // ParseCommandLine reads option files and argv (argv[0] excluded) the way
-// mariadb-slap does. It returns the resolved options, or an action that ends
+// mariadb-slap does. It returns the resolved options, which Validate then
+// checks (ParseCommandLine refuses only what the option parser itself
+// refuses: names, values, option files), or an action that ends
 // the program now: an *ExitError (Code 0 with empty Msg after --help,
 // --version or --print-defaults, which have printed to env.Stdout). Info and
 // Warning lines are written to env.Stderr as they happen; an ExitError's Msg
@@ -284,20 +286,15 @@ func ParseCommandLine(args []string, env Env) (*Options, error) {
 	o := st.opts
 	o.Args = parser.Positional
 
-	if err := st.finish(); err != nil {
-		return nil, err
-	}
+	st.finish()
 	return o, nil
 }
 
-// finish does what mysqlslap's get_options and main do after the option
-// parser, in their order: implied options, the combination checks, the
-// password prompt, then the positional-argument count.
-func (st *parseState) finish() error {
+// finish applies what mysqlslap applies after the option parser: the
+// defaults its help table shows unset, and the values taken from the
+// environment. Every check comes later, in Validate.
+func (st *parseState) finish() {
 	o, env := st.opts, st.env
-	if o.CSVSet || o.OnlyPrint {
-		o.Silent = true // mysqlslap: --csv and --only-print imply --silent
-	}
 	// Defaults mysqlslap applies after parsing (the help table shows them unset).
 	if !st.strSet["concurrency"] {
 		o.Concurrency = "1"
@@ -308,26 +305,8 @@ func (st *parseState) finish() error {
 	if !st.strSet["number-int-cols"] {
 		o.NumberIntCols = "1"
 	}
-	if err := o.CheckCombination(); err != nil {
-		return err
-	}
-	if err := o.checkGoslapRejections(); err != nil {
-		return err
-	}
-	if st.promptPass {
-		if env.ReadPassword == nil {
-			return errNoTerminal()
-		}
-		pw, err := env.ReadPassword("Enter password: ")
-		if errors.Is(err, ErrNoTerminal) {
-			return errNoTerminal()
-		}
-		if err != nil {
-			return Exitf(1, "cannot read the password: %v", err)
-		}
-		o.Password, o.PasswordSet = pw, true
-	}
 	if !o.PasswordSet {
+		// A bare -p still prompts (Validate) and the typed password wins.
 		if pw, ok := env.lookup("MYSQL_PWD"); ok {
 			o.Password, o.PasswordSet = pw, true
 		}
@@ -338,14 +317,6 @@ func (st *parseState) finish() error {
 	if !st.strSet["user"] {
 		o.User = env.UserName
 	}
-	if len(o.Args) > 2 {
-		return Exitf(1, "Too many arguments")
-	}
-	return nil
-}
-
-func errNoTerminal() error {
-	return Exitf(1, "--password without a value needs a terminal to prompt on; use --password=SECRET or MYSQL_PWD")
 }
 
 func toExitError(err error) error {
@@ -358,60 +329,6 @@ func toExitError(err error) error {
 		return ee
 	}
 	return Exitf(1, "%v", err)
-}
-
-// CheckCombination runs mysqlslap's checks of option combinations (spec 2.6,
-// checks 1-4, in that order); each failure is an ExitError with rc 1.
-func (o *Options) CheckCombination() error {
-	if !o.AutoGenerateSQL {
-		return nil
-	}
-	if o.CreateSet || o.QuerySet {
-		return Exitf(1, "Can't use --auto-generate-sql when create and query strings are specified!")
-	}
-	if o.GUIDPrimary && o.AddAutoIncrement {
-		return Exitf(1, "Either auto-generate-sql-guid-primary or auto-generate-sql-add-autoincrement can be used!")
-	}
-	if strings.HasPrefix(o.LoadType, "k") && !o.GUIDPrimary && !o.AddAutoIncrement {
-		return Exitf(1, "Can't perform key test without a primary key!")
-	}
-	if o.NumberOfQueries != 0 && o.ExecuteNumber != 0 {
-		return Exitf(1, "Either auto-generate-sql-execute-number or number-of-queries can be used!")
-	}
-	return nil
-}
-
-// checkGoslapRejections rejects option values on which mysqlslap misbehaves
-// (spec 8): they would print a report of zeros or crash.
-func (o *Options) checkGoslapRejections() error {
-	if o.Iterations == 0 {
-		return Exitf(1, "--iterations must be at least 1 (mysqlslap would print a report of zeros)")
-	}
-	if o.Delimiter == "" {
-		return Exitf(1, "--delimiter must not be empty (mysqlslap would crash)")
-	}
-	if o.AutoGenerateSQL && !knownLoadType(o.LoadType) {
-		return Exitf(1, "--auto-generate-sql-load-type=%s: unknown load type; use %s or %s "+
-			"(mysqlslap reads only the first letter and silently runs mixed when it matches none)",
-			o.LoadType, strings.Join(loadTypes[:len(loadTypes)-1], ", "), loadTypes[len(loadTypes)-1])
-	}
-	return nil
-}
-
-// loadTypes are --auto-generate-sql-load-type's values, in --help's order.
-var loadTypes = []string{"mixed", "update", "write", "key", "read"}
-
-// knownLoadType accepts a load type name or a prefix of one (mysqlslap looks
-// at the first letter only, so "r" and "read" both mean read). Anything else
-// mysqlslap runs as mixed; goslap refuses it. Without -a the value is only
-// the CSV label, and any text stays allowed.
-func knownLoadType(v string) bool {
-	for _, t := range loadTypes {
-		if v != "" && strings.HasPrefix(t, v) {
-			return true
-		}
-	}
-	return false
 }
 
 // printDefaults is --print-defaults: the words the program would run with,

@@ -9,7 +9,27 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/optfile"
+	"github.com/goslap/goslap/sqlgen"
 )
+
+// frontEndForTest runs ParseCommandLine and Validate with --no-defaults and
+// a fake env.
+func frontEndForTest(t *testing.T, vars map[string]string, pw func(string) (string, error), args ...string) (*Config, error) {
+	t.Helper()
+	env, _, _ := testEnv(t.TempDir(), vars)
+	if pw != nil {
+		env.ReadPassword = pw
+	}
+	o, err := ParseCommandLine(append([]string{"--no-defaults"}, args...), env)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Validate(o, env)
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
 
 // parseForTest runs ParseCommandLine with --no-defaults and a fake env.
 func parseForTest(t *testing.T, vars map[string]string, pw func(string) (string, error), args ...string) (*Options, error, string) {
@@ -49,6 +69,8 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 		wantRC  int
 		wantMsg string // substring of the ExitError message
 		check   func(*testing.T, *Options)
+		// checkConfig checks the validated configuration.
+		checkConfig func(*testing.T, *Config)
 	}{
 		{name: "iterations zero rejected", args: []string{"--iterations=0"}, wantRC: 1,
 			wantMsg: "goslap: --iterations must be at least 1 (mysqlslap would print a report of zeros)"},
@@ -113,9 +135,9 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 		{name: "-S then -P is TCP", args: []string{"-S", "/s", "-P", "1"}, check: wantProtocol("TCP")},
 		{name: "-P then -S is SOCKET", args: []string{"-P", "1", "-S", "/s"}, check: wantProtocol("SOCKET")},
 		{name: "--protocol prefix", args: []string{"-P", "1", "--protocol=pi"}, check: wantProtocol("PIPE")},
-		{name: "csv implies silent, dash means stdout", args: []string{"--csv=-x"}, check: func(t *testing.T, o *Options) {
-			if !o.CSVSet || o.CSV != "" || !o.Silent {
-				t.Errorf("csv %q set %v silent %v", o.CSV, o.CSVSet, o.Silent)
+		{name: "csv implies silent, dash means stdout", args: []string{"--csv=-x"}, checkConfig: func(t *testing.T, c *Config) {
+			if o := c.Options; !o.CSVSet || o.CSV != "" || !c.Silent || o.Silent {
+				t.Errorf("csv %q set %v silent %v (option %v)", o.CSV, o.CSVSet, c.Silent, o.Silent)
 			}
 		}},
 		{name: "statement flags", args: []string{"--create=c", "-q", "q", "--pre-query=p", "--post-query=pp", "-e", "innodb"},
@@ -163,7 +185,7 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 			wantMsg: "Integer value out of range for uint64: '16E' for iterations\ngoslap: Error while setting value '16E' to 'iterations'"},
 		{name: "suffix overflow of a 64-bit option", args: []string{"--number-of-queries=17E"}, wantRC: 13,
 			wantMsg: "Integer value out of range for uint64: '17E' for number-of-queries"},
-		{name: "largest suffix value still fits", args: []string{"--number-of-queries=15E"}, check: func(t *testing.T, o *Options) {
+		{name: "largest suffix value still fits", args: []string{"--number-of-queries=15E", "-q", "select 1"}, check: func(t *testing.T, o *Options) {
 			if o.NumberOfQueries != 15<<60 {
 				t.Errorf("number-of-queries %d", o.NumberOfQueries)
 			}
@@ -186,13 +208,16 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err, _ := parseForTest(t, tc.vars, tc.pw, tc.args...)
+			c, err := frontEndForTest(t, tc.vars, tc.pw, tc.args...)
 			rc, msg := exitCode(err)
 			if rc != tc.wantRC || !strings.Contains(msg, tc.wantMsg) {
 				t.Fatalf("rc %d msg %q, want rc %d msg containing %q", rc, msg, tc.wantRC, tc.wantMsg)
 			}
 			if tc.check != nil {
-				tc.check(t, o)
+				tc.check(t, c.Options)
+			}
+			if tc.checkConfig != nil {
+				tc.checkConfig(t, c)
 			}
 		})
 	}
@@ -219,9 +244,9 @@ func TestCheckCombinationOrder(t *testing.T) {
 		{Options{AutoGenerateSQL: true, LoadType: "Key"}, ""}, // only a lower-case k means key
 	}
 	for _, tc := range tests {
-		rc, msg := exitCode(tc.o.CheckCombination())
-		if tc.want == "" && rc != 0 || tc.want != "" && (rc != 1 || !strings.HasPrefix(msg, "goslap: "+tc.want)) {
-			t.Errorf("%+v: rc %d %q, want %q", tc.o, rc, msg, tc.want)
+		err := sqlgen.CheckCombination(planConfig(&tc.o))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // SandboxOptions are goslap's own options for sandboxes, comparisons and
-// charts (see sandbox.go). Like every own option they are long names matched
+// charts (see sandbox.go). Like every goslap option they are long names matched
 // by their full name only (getopt.Option.ExactOnly), so they cannot make a
 // mysqlslap prefix ambiguous; none starts with the first three letters of a
 // MySQL or MariaDB mysqlslap option ("san", "tar", "plo" are all free).
@@ -18,9 +18,9 @@ import (
 //
 // to Extensions and let loadOptions return
 //
-//	sandboxOptions(&own.Sandbox)
+//	sandboxOptions(&ext.Sandbox)
 //
-// (appended to any other own options).
+// (appended to goslap's other options).
 type SandboxOptions struct {
 	// --sandbox[=SERVER_BINARY]: run against a throw-away server started
 	// from SERVER_BINARY (a path, a command name, or an unpacked

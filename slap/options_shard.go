@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/study"
+	"github.com/goslap/goslap/sqlgen"
 )
 
 // ShardOptions are the options of a shard of a split run, as given.
@@ -77,6 +79,44 @@ func applySharding(o *Options, cfg *study.Config) error {
 	}
 	cfg.Shard = &study.Sharding{Starter: st}
 	return nil
+}
+
+// checkShardOptions is Validate's shard step for a mysqlslap run: the
+// shard options need --shard, and a split run runs against one server it
+// can print nothing for.
+func checkShardOptions(o *Options) error {
+	if err := checkShardGiven(o); err != nil || o.Ext.Shard.Shard == "" {
+		return err
+	}
+	switch {
+	case o.Ext.Sandbox.Active():
+		return Exitf(1, "--shard runs against one server: --sandbox and --target cannot be split over shards")
+	case o.OnlyPrint:
+		return Exitf(1, "--only-print runs nothing: it cannot be split over shards")
+	}
+	return nil
+}
+
+// shardStarter is this shard's start and coordination (nil without
+// --shard): its options parsed, and each --concurrency value checked
+// against the shard count. The run id's default derives from the plan
+// hash, which the seed every shard derives alike (runSeed) is part of.
+func shardStarter(o *Options, p *sqlgen.Plan, env Env) (*shard.Starter, error) {
+	if o.Ext.Shard.Shard == "" {
+		return nil, nil
+	}
+	st, err := parseStarter(o, shardSkeleton(o, runSeed(o)).Shard.PlanHash, func(format string, args ...any) {
+		fmt.Fprintf(env.Stderr, ProgName+": "+format+"\n", args...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range p.Concurrency {
+		if err := st.Spec.Check(c); err != nil {
+			return nil, Exitf(1, "%v", err)
+		}
+	}
+	return st, nil
 }
 
 // checkShardGiven refuses the shard options without --shard.

@@ -31,9 +31,8 @@ type parseState struct {
 	opts *Options
 	env  *Env
 
-	strSet     map[string]bool // string options given at least once (else "(No default value)")
-	promptPass bool            // bare -p / --password: ask on the terminal
-	help       func() error
+	strSet map[string]bool // string options given at least once (else "(No default value)")
+	help   func() error
 }
 
 // optionTable returns every option goslap knows, bound to st.opts, in
@@ -135,7 +134,7 @@ func optionTable(st *parseState) []*optSpec {
 		Help: "Password to use when connecting to server. If password is not given it's asked from the tty.",
 		Hook: func(s getopt.Setting) error {
 			o.PasswordSet = s.HasValue
-			st.promptPass = !s.HasValue
+			o.promptPassword = !s.HasValue
 			return nil
 		}}, nil)
 	str("plugin_dir", 0, &o.PluginDir, false, "Directory for client-side plugins.", nil)

@@ -2,7 +2,6 @@ package slap
 
 import (
 	"errors"
-
 	"io/fs"
 	"os"
 	"strings"
@@ -10,21 +9,14 @@ import (
 	"github.com/goslap/goslap/sqlgen"
 )
 
-// BuildPlan turns resolved Options into the statement program of the run.
-// It reads --create, --query, --pre-query and --post-query from a file when
-// the value names an existing path (spec 3.6), and reports every problem as
-// a one-line *ExitError with Code 1 before anything connects or runs —
-// mysqlslap's own checks with their texts (spec 2.6), plus the inputs
-// goslap rejects where mysqlslap hangs or guesses (spec 8), see sqlgen.Build.
-//
-// BuildPlan prints nothing. The lines mysqlslap prints at --verbose ≥ 2
-// while building ("Building Create Statements for Auto", ..., "Parsing
-// engines to use.") are in Plan.BuildLog; Run and OnlyPrint print them.
-func BuildPlan(o *Options) (*sqlgen.Plan, error) {
-	cfg := planConfig(o)
-	if err := sqlgen.Check(cfg); err != nil {
-		return nil, Exitf(1, "%s", err)
-	}
+// readStatements is Validate's statement-file step: planConfig with
+// --create, --query, --pre-query and --post-query read from the file each
+// names when it names an existing path (spec 3.6), in mysqlslap's order
+// and with its messages. mistyped is goslap's refusal of a value that
+// looks like a path but names no file, which mysqlslap would run as SQL:
+// Validate reports it after mysqlslap's own checks.
+func readStatements(o *Options) (cfg sqlgen.Config, mistyped, err error) {
+	cfg = planConfig(o)
 	sources := []struct {
 		option             string
 		src                *sqlgen.Source
@@ -39,12 +31,25 @@ func BuildPlan(o *Options) (*sqlgen.Plan, error) {
 		if !s.src.Set {
 			continue
 		}
-		text, err := readStatementSource(s.option, s.src.Text, s.notRegMsg, s.openMsg)
+		text, missing, err := readStatementSource(s.src.Text, s.notRegMsg, s.openMsg)
 		if err != nil {
-			return nil, err
+			return cfg, nil, err
+		}
+		if mistyped == nil && missing && looksLikePath(text) {
+			mistyped = Exitf(1, "--%s %q looks like a file name, but there is no such file (write SQL with a space, or fix the path)", s.option, text)
 		}
 		s.src.Text = text
 	}
+	return cfg, mistyped, nil
+}
+
+// buildPlan is Validate's last step: the statement program of the run
+// (sqlgen.Build), every problem a one-line *ExitError with Code 1 before
+// anything connects or runs. It prints nothing: the lines mysqlslap
+// prints at --verbose ≥ 2 while building ("Building Create Statements for
+// Auto", ..., "Parsing engines to use.") are in Plan.BuildLog; Run and
+// OnlyPrint print them.
+func buildPlan(cfg sqlgen.Config) (*sqlgen.Plan, error) {
 	plan, err := sqlgen.Build(cfg)
 	if err != nil {
 		return nil, Exitf(1, "%s", err)
@@ -85,26 +90,23 @@ func planConfig(o *Options) sqlgen.Config {
 }
 
 // readStatementSource returns the SQL text of a statement option: the
-// contents of the file it names if that path exists, else the value itself.
-// mysqlslap executes a mistyped file name as SQL; goslap refuses a value
-// that looks like a path (see looksLikePath) but does not exist. Files are
+// contents of the file it names if that path exists, else the value itself
+// (as mysqlslap does), with missing saying no such file exists
+// (readStatements refuses a value that looks like a path then). Files are
 // opened read-only (mysqlslap asks for O_RDWR for no reason).
-func readStatementSource(option, value, notRegularMsg, openMsg string) (string, error) {
+func readStatementSource(value, notRegularMsg, openMsg string) (text string, missing bool, err error) {
 	info, err := os.Stat(value)
 	if err != nil {
-		if looksLikePath(value) && errors.Is(err, fs.ErrNotExist) {
-			return "", Exitf(1, "--%s %q looks like a file name, but there is no such file (write SQL with a space, or fix the path)", option, value)
-		}
-		return value, nil
+		return value, errors.Is(err, fs.ErrNotExist), nil
 	}
 	if !info.Mode().IsRegular() {
-		return "", Exitf(1, "%s", notRegularMsg)
+		return "", false, Exitf(1, "%s", notRegularMsg)
 	}
 	data, err := os.ReadFile(value)
 	if err != nil {
-		return "", Exitf(1, "%s: %v", openMsg, err)
+		return "", false, Exitf(1, "%s: %v", openMsg, err)
 	}
-	return string(data), nil
+	return string(data), false, nil
 }
 
 // looksLikePath: one word without whitespace that contains '/' or ends in

@@ -28,7 +28,7 @@ func statementTexts(list []sqlgen.Statement) []string {
 	return out
 }
 
-func TestBuildPlanReadsStatementFiles(t *testing.T) {
+func TestValidateReadsStatementFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -42,10 +42,11 @@ func TestBuildPlanReadsStatementFiles(t *testing.T) {
 	o.Query, o.QuerySet = write("q", "select 1\nselect 2"), true
 	o.PreQuery, o.PreQuerySet = write("pre", "pre1\n"), true
 	o.PostQuery, o.PostQuerySet = "post1", true // not a file: the text itself
-	p, err := BuildPlan(o)
+	cfg, err := Validate(o, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := cfg.Plan
 	checks := []struct {
 		what      string
 		got, want []string
@@ -65,7 +66,7 @@ func TestBuildPlanReadsStatementFiles(t *testing.T) {
 	}
 }
 
-func TestBuildPlanRejects(t *testing.T) {
+func TestValidateRejectsStatements(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
 		name string
@@ -102,7 +103,7 @@ func TestBuildPlanRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := baseOptions()
 			c.edit(o)
-			_, err := BuildPlan(o)
+			_, err := Validate(o, Env{})
 			var exit *ExitError
 			if !errors.As(err, &exit) || exit.Code != 1 {
 				t.Fatalf("error %v, want *ExitError with code 1", err)
@@ -129,12 +130,12 @@ func TestOnlyPrintSystemWarning(t *testing.T) {
 	o := baseOptions()
 	o.Query, o.QuerySet = "select 1", true
 	o.PreSystem, o.PostSystem = "echo pre", "exit 3"
-	p, err := BuildPlan(o)
+	c, err := Validate(o, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut strings.Builder
-	if err := OnlyPrint(&out, &errOut, o, p); err != nil {
+	if err := OnlyPrint(&out, &errOut, c); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "pre\nselect 1;\n"; got != want {

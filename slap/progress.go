@@ -35,8 +35,8 @@ type progressLine struct {
 // progressTerminal returns the terminal file to draw on, or nil when the
 // progress line is off: --skip-show-progress, silent output, -vvv (the
 // statement echo would tear it), or stderr not a terminal.
-func progressTerminal(o *Options, stderr io.Writer) *os.File {
-	if !o.Ext.ShowProgress || o.Silent || o.Verbose >= 3 {
+func progressTerminal(c *Config, stderr io.Writer) *os.File {
+	if o := c.Options; !o.Ext.ShowProgress || c.Silent || o.Verbose >= 3 {
 		return nil
 	}
 	f, ok := stderr.(*os.File)

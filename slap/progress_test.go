@@ -26,9 +26,9 @@ func TestFormatProgress(t *testing.T) {
 }
 
 func TestProgressOnlyOnTerminal(t *testing.T) {
-	o := &Options{}
-	o.Ext.ShowProgress = true
-	if progressTerminal(o, &bytes.Buffer{}) != nil {
+	c := &Config{Options: &Options{}}
+	c.Options.Ext.ShowProgress = true
+	if progressTerminal(c, &bytes.Buffer{}) != nil {
 		t.Error("progress on a buffer")
 	}
 	f, err := os.CreateTemp(t.TempDir(), "stderr")
@@ -36,7 +36,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if progressTerminal(o, f) != nil {
+	if progressTerminal(c, f) != nil {
 		t.Error("progress on a regular file")
 	}
 }

@@ -42,7 +42,13 @@ type Output struct {
 // ErrInterrupted is wrapped by the error Run returns when ctx is cancelled.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run executes a Plan against the server (spec section 3): it walks the
+// errInterruptedExit is how an interrupted run ends: "goslap: interrupted",
+// status 130.
+func errInterruptedExit() error {
+	return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+}
+
+// Run executes c.Plan against the server (spec section 3): it walks the
 // run's mysqlslap script (internal/workload/mysqlslap): for every engine,
 // every concurrency value and every iteration the main connection's steps
 // (schema, create list, hooks) run here and the timed load runs on the
@@ -58,17 +64,15 @@ var ErrInterrupted = errors.New("interrupted")
 //
 // Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
 // those lines before it connects). --only-print is OnlyPrint's job, not Run's.
-func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results []BenchmarkResult, err error) {
-	if err := o.finishExtensions(); err != nil {
-		return nil, err
-	}
+func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult, err error) {
+	o, p := c.Options, c.Plan
 	seed := runSeed(o)
 	var server *jsondoc.Server
 	if out.Record != nil {
 		seed = out.Record.Seed
 		defer func() { out.Record.add(out.Target, server, results) }()
 	}
-	r := &runner{ctx: ctx, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
+	r := &runner{ctx: ctx, c: c, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
 	cfg := scriptConfig(o, p, seed)
 	if o.Verbose >= 2 {
 		cfg.Note = func(line string) { io.WriteString(out.Stdout, line+"\n") }
@@ -122,7 +126,7 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 		}
 		note := r.cleanup()
 		if ctx.Err() != nil {
-			err = &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+			err = errInterruptedExit()
 		}
 		err = withNote(err, note)
 	}
@@ -133,8 +137,9 @@ func Run(ctx context.Context, o *Options, p *sqlgen.Plan, out Output) (results [
 // script's walk (it is the script's Visitor).
 type runner struct {
 	ctx     context.Context
-	o       *Options
-	p       *sqlgen.Plan
+	c       *Config
+	o       *Options     // c.Options
+	p       *sqlgen.Plan // c.Plan
 	out     Output
 	verbose int
 	seed    uint64
@@ -254,7 +259,7 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 		}
 	}
 	var bar *progressLine
-	if f := progressTerminal(o, r.out.Stderr); f != nil {
+	if f := progressTerminal(r.c, r.out.Stderr); f != nil {
 		// The line counts the queries of the engine's snapshots.
 		var done atomic.Uint64
 		plan.ReportInterval = progressInterval
@@ -300,11 +305,12 @@ func (r *runner) loadError(err error) error {
 // Done reports one benchmark (engine × concurrency value) from its
 // iterations' results, as soon as they are done.
 func (r *runner) Done(e sqlgen.Engine, clients int) error {
-	share := loadShare{Clients: clients, Rate: r.o.Ext.Rate}
+	rate := r.c.Options.Ext.Rate
+	share := loadShare{Clients: clients, Rate: rate}
 	if r.shard != nil {
-		share = r.shard.share(clients, r.o.Ext.Rate)
+		share = r.shard.share(clients, rate)
 	}
-	res := benchmarkResult(r.o, r.p, e, clients, share, r.benches, r.out.Stderr)
+	res := benchmarkResult(r.c, e, clients, share, r.benches, r.out.Stderr)
 	r.benches = r.benches[:0]
 	if err := r.report(&res); err != nil {
 		return err
@@ -315,8 +321,7 @@ func (r *runner) Done(e sqlgen.Engine, clients int) error {
 
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
-	block := !r.o.Silent && !r.o.CSVSet && !r.o.OnlyPrint
-	return writeResult(r.out.Stdout, r.out.CSV, res, block, r.o.Ext.Latency)
+	return writeResult(r.out.Stdout, r.out.CSV, res, !r.c.Silent, r.c.Options.Ext.Latency)
 }
 
 // writeResult is mysqlslap's report of one result, of a run or merged

@@ -48,22 +48,18 @@ type slapRun struct {
 	elapsed        time.Duration
 }
 
-// runSlap builds the plan and runs it; plan errors fail the test.
+// runSlap validates o and runs it; a validation error is the run's error.
 func runSlap(t *testing.T, ctx context.Context, o *Options) *slapRun {
 	t.Helper()
-	p, err := BuildPlan(o)
-	if err != nil {
-		t.Fatalf("BuildPlan: %v", err)
-	}
 	r := &slapRun{}
-	csv, closeCSV, err := OpenCSV(o, &r.stdout)
+	c, err := Validate(o, Env{Stdout: &r.stdout})
 	if err != nil {
 		r.err = err
 		return r
 	}
-	defer closeCSV()
+	defer c.Close()
 	start := time.Now()
-	r.results, r.err = Run(ctx, o, p, Output{Stdout: &r.stdout, Stderr: &r.stderr, CSV: csv})
+	r.results, r.err = Run(ctx, c, Output{Stdout: &r.stdout, Stderr: &r.stderr, CSV: c.CSV})
 	r.elapsed = time.Since(start)
 	return r
 }

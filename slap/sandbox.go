@@ -9,48 +9,59 @@ import (
 	"regexp"
 
 	"github.com/goslap/goslap/internal/compare"
-	"github.com/goslap/goslap/sqlgen"
 )
 
-// CheckSandbox reports option combinations that make no sense with the
-// sandbox options (called by Main after ParseCommandLine), before anything
-// starts: a mistake must not cost a sandbox start-up.
-func (s *SandboxOptions) CheckSandbox(o *Options) error {
+// sandboxTargets is Validate's sandbox step: it reports option
+// combinations that make no sense with the sandbox options before anything
+// starts (a mistake must not cost a sandbox start-up) and returns the
+// targets of the run: one per --target, or --sandbox's alone; none
+// without either.
+func sandboxTargets(o *Options) ([]compare.Target, error) {
+	s := &o.Ext.Sandbox
 	if len(s.ServerOptions) > 0 && !s.Active() {
-		return Exitf(1, "--sandbox-option needs --sandbox or a --target=LABEL:sandbox")
+		return nil, Exitf(1, "--sandbox-option needs --sandbox or a --target=LABEL:sandbox")
 	}
 	if o.OnlyPrint && (s.Active() || s.Plot != "") {
-		return Exitf(1, "--only-print runs nothing: it cannot be combined with --sandbox, --target or --plot")
+		return nil, Exitf(1, "--only-print runs nothing: it cannot be combined with --sandbox, --target or --plot")
 	}
 	for _, opt := range s.ServerOptions {
 		if !serverOption.MatchString(opt) {
-			return Exitf(1, "--sandbox-option=%s: not NAME=VALUE (a server option, e.g. innodb_buffer_pool_size=1G, or a bare NAME such as skip-name-resolve)", opt)
+			return nil, Exitf(1, "--sandbox-option=%s: not NAME=VALUE (a server option, e.g. innodb_buffer_pool_size=1G, or a bare NAME such as skip-name-resolve)", opt)
 		}
 	}
+	var targets []compare.Target
 	defaultUsed := false
 	for _, spec := range s.Targets {
 		t, err := compare.ParseTarget(spec)
 		if err != nil {
-			return Exitf(1, "--target: %v", err)
+			return nil, Exitf(1, "--target: %v", err)
 		}
 		for _, opt := range t.ServerOptions {
 			if !serverOption.MatchString(opt) {
-				return Exitf(1, "--target %s: server option %q is not NAME=VALUE", t.Label, opt)
+				return nil, Exitf(1, "--target %s: server option %q is not NAME=VALUE", t.Label, opt)
 			}
 		}
 		defaultUsed = defaultUsed || (t.Kind == compare.Sandbox && t.Binary == "")
+		targets = append(targets, t)
 	}
 	// With --target, --sandbox=BINARY only names the binary of sandbox
 	// targets that name none; anywhere else it would be silently ignored.
 	switch {
 	case !s.SandboxSet || len(s.Targets) == 0:
 	case s.Sandbox == "":
-		return Exitf(1, "--sandbox does nothing with --target: add a sandbox target instead, e.g. --target=LABEL:sandbox[:BINARY]")
+		return nil, Exitf(1, "--sandbox does nothing with --target: add a sandbox target instead, e.g. --target=LABEL:sandbox[:BINARY]")
 	case !defaultUsed:
-		return Exitf(1, "--sandbox=%s is used by no --target (it is the binary of LABEL:sandbox targets that name none): "+
+		return nil, Exitf(1, "--sandbox=%s is used by no --target (it is the binary of LABEL:sandbox targets that name none): "+
 			"add a sandbox target instead, e.g. --target=LABEL:sandbox", s.Sandbox)
 	}
-	return nil
+	if s.SandboxSet && len(targets) == 0 {
+		label := "sandbox"
+		if s.Sandbox != "" {
+			label = filepath.Base(s.Sandbox)
+		}
+		targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
+	}
+	return targets, nil
 }
 
 // serverOption is what a sandbox passes to the server as --NAME[=VALUE]:
@@ -58,7 +69,7 @@ func (s *SandboxOptions) CheckSandbox(o *Options) error {
 var serverOption = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(=.*)?$`)
 
 // RunTargets is Main's entry point when SandboxOptions.Active(): it runs the
-// Plan against the sandbox (--sandbox alone) or against every --target in
+// plan against the sandbox (--sandbox alone) or against every --target in
 // turn, prints each run's mysqlslap report, then (with --target) the
 // side-by-side table, and writes the --plot chart.
 //
@@ -67,7 +78,7 @@ var serverOption = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(=.*)?$`)
 // ExitError with status 130. Further signals are ignored until the clean-up
 // (bounded by the server's shutdown) is done — unlike RunWithSignals, which
 // exits at once on a second signal, because a sandbox must not outlive us.
-func RunTargets(o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output) ([]compare.Outcome, error) {
+func RunTargets(c *Config, out Output) ([]compare.Outcome, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 4)
@@ -90,50 +101,27 @@ func RunTargets(o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output) ([]co
 			}
 		}
 	}()
-	return RunTargetsContext(ctx, o, s, p, out, "")
+	return RunTargetsContext(ctx, c, out, "")
 }
 
 // RunTargetsContext is RunTargets without signal handling: cancelling ctx
 // has the effect of Ctrl-C. tempDir is the parent of the sandboxes'
 // directories ("" for the system default; tests pass their own).
-func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sqlgen.Plan, out Output, tempDir string) ([]compare.Outcome, error) {
-	if err := s.CheckSandbox(o); err != nil {
-		return nil, err
-	}
-	// Before the first target: a bare --json is silent for the whole
-	// invocation (no Target: lines, no table), not only inside each run.
-	if err := o.finishExtensions(); err != nil {
-		return nil, err
-	}
-	comparing := len(s.Targets) > 0
-	var targets []compare.Target
-	if comparing {
-		for _, spec := range s.Targets {
-			t, err := compare.ParseTarget(spec)
-			if err != nil {
-				return nil, Exitf(1, "--target: %v", err)
-			}
-			targets = append(targets, t)
-		}
-	} else {
-		label := "sandbox"
-		if s.Sandbox != "" {
-			label = filepath.Base(s.Sandbox)
-		}
-		targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
-	}
+func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir string) ([]compare.Outcome, error) {
+	o, s := c.Options, &c.Options.Ext.Sandbox
+	comparing, targets := len(s.Targets) > 0, c.Targets
 	cfg := compare.Config{
 		DefaultBinary:  s.Sandbox,
 		SandboxOptions: s.ServerOptions,
 		Base:           endpointOf(o),
 		TempDir:        tempDir,
 		Bench: func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
-			if comparing && !o.Silent {
+			if comparing && !c.Silent {
 				fmt.Fprintf(out.Stdout, "Target: %s\n", label)
 			}
 			tout := out
 			tout.Target = label
-			results, err := Run(ctx, optionsFor(o, ep), p, tout)
+			results, err := Run(ctx, c.connectingTo(ep), tout)
 			return ComparePoints(results), err
 		},
 	}
@@ -144,7 +132,7 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
 		})
 	}
-	if !o.Silent || o.Verbose > 0 {
+	if !c.Silent || o.Verbose > 0 {
 		cfg.Progress = func(label, msg string) {
 			if comparing {
 				fmt.Fprintf(out.Stderr, "%s: target %s: %s\n", ProgName, label, msg)
@@ -161,7 +149,7 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 		return outcomes, targetExitError(ctx, err, comparing)
 	}
 	if comparing && !(o.CSVSet && o.CSV == "") && !JSONToStdout(o) { // not into CSV or JSON on stdout
-		if !o.Silent {
+		if !c.Silent {
 			fmt.Fprintln(out.Stdout)
 		}
 		if err := compare.WriteTable(out.Stdout, outcomes); err != nil {
@@ -181,7 +169,7 @@ func RunTargetsContext(ctx context.Context, o *Options, s *SandboxOptions, p *sq
 // an interruption is status 130.
 func targetExitError(ctx context.Context, err error, comparing bool) error {
 	if ctx.Err() != nil {
-		return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+		return errInterruptedExit()
 	}
 	var te *compare.TargetError
 	var ee *ExitError
@@ -262,6 +250,13 @@ func ComparePoints(results []BenchmarkResult) []compare.Point {
 func endpointOf(o *Options) compare.Endpoint {
 	return compare.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
 		User: o.User, Password: o.Password, PasswordSet: o.PasswordSet}
+}
+
+// connectingTo is a copy of c whose options connect to ep (optionsFor).
+func (c *Config) connectingTo(ep compare.Endpoint) *Config {
+	t := *c
+	t.Options = optionsFor(c.Options, ep)
+	return &t
 }
 
 // optionsFor is a copy of o that connects to ep. For a sandbox every

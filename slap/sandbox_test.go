@@ -84,7 +84,8 @@ func TestCheckSandbox(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.s.CheckSandbox(&tt.o)
+			tt.o.Ext.Sandbox = tt.s
+			_, err := sandboxTargets(&tt.o)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -34,21 +34,11 @@ import (
 	"github.com/goslap/goslap/internal/workload/mysqlslap"
 )
 
-// runShardedMysqlslap is the mysqlslap command line with --shard (or one
-// of the options that need it).
-func runShardedMysqlslap(o *Options, env Env) int {
-	if err := checkShardGiven(o); err != nil {
-		return report(env.Stderr, err)
-	}
-	switch {
-	case o.Ext.Sandbox.Active():
-		return report(env.Stderr, Exitf(1, "--shard runs against one server: --sandbox and --target cannot be split over shards"))
-	case o.OnlyPrint:
-		return report(env.Stderr, Exitf(1, "--only-print runs nothing: it cannot be split over shards"))
-	}
-	if err := o.CheckOutputFiles(); err != nil {
-		return report(env.Stderr, err)
-	}
+// runShardedMysqlslap runs a validated mysqlslap command line with
+// --shard: this shard's clients, its report, and its document for merge.
+func runShardedMysqlslap(c *Config, env Env) int {
+	defer c.Close()
+	o, st := c.Options, c.Shard
 	stdout := env.Stdout
 	var buffered *bufio.Writer
 	if !isTerminal(env.Stdout) {
@@ -60,29 +50,9 @@ func runShardedMysqlslap(o *Options, env Env) int {
 	if o.Ext.JSONSet && JSONToStdout(o) {
 		text = env.Stderr
 	}
-	csv, closeCSV, err := OpenCSV(o, text)
-	if err != nil {
-		return report(env.Stderr, err)
-	}
-	defer closeCSV()
-	plan, err := BuildPlan(o)
-	if err != nil {
-		return report(env.Stderr, err)
-	}
 	rec := NewRunRecord(o)
-	st, err := parseStarter(o, shardSkeleton(o, rec.Seed).Shard.PlanHash, func(format string, args ...any) {
-		fmt.Fprintf(env.Stderr, ProgName+": "+format+"\n", args...)
-	})
-	if err != nil {
-		return report(env.Stderr, err)
-	}
-	for _, c := range plan.Concurrency {
-		if err := st.Spec.Check(c); err != nil {
-			return report(env.Stderr, Exitf(1, "%v", err))
-		}
-	}
-	out := Output{Stdout: text, Stderr: env.Stderr, CSV: csv, Target: serverLabel(o), Record: rec, Shard: st}
-	_, err = RunWithSignals(o, plan, out)
+	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: rec, Shard: st}
+	_, err := RunWithSignals(c, out)
 	if o.Ext.JSONSet {
 		doc, jerr := rec.document(o, err)
 		if jerr == nil {

@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/goslap/goslap/sqlgen"
 )
 
 // interruptDeadline bounds the clean-up after Ctrl-C/SIGTERM: the process
@@ -46,7 +44,7 @@ func notifyInterrupts(sigs chan<- os.Signal) (stop func()) {
 // created is dropped (unless --no-drop) and the returned ExitError has
 // status 130. If clean-up has not finished after ~4.5 s, or a second signal
 // arrives, the process exits with 130 at once.
-func RunWithSignals(o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, error) {
+func RunWithSignals(c *Config, out Output) ([]BenchmarkResult, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -54,7 +52,7 @@ func RunWithSignals(o *Options, p *sqlgen.Plan, out Output) ([]BenchmarkResult, 
 	finished := make(chan struct{})
 	defer close(finished)
 	go watchSignals(sigs, cancel, finished, out.Stderr)
-	return Run(ctx, o, p, out)
+	return Run(ctx, c, out)
 }
 
 func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, finished <-chan struct{}, stderr io.Writer) {

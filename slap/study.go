@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -187,39 +186,33 @@ func workloadNames() string {
 	return strings.Join(names, ", ")
 }
 
-// runWorkload runs a --workload other than mysqlslap; handled is false
-// when the command line is mysqlslap's (today's run, unchanged).
-func runWorkload(o *Options, env Env) (handled bool, code int) {
+// selected reports a --workload other than mysqlslap's.
+func (w *WorkloadArgs) selected() bool { return w.Set && w.Name != mysqlslapWorkload }
+
+// checkWorkloadOptions refuses --workload's options on mysqlslap's load (a
+// step of Validate).
+func checkWorkloadOptions(o *Options) error {
 	w := &o.workload
-	if !w.Set || w.Name == mysqlslapWorkload {
-		switch {
-		case len(w.Assignments) > 0:
-			return true, report(env.Stderr, Exitf(1, "--%s is a workload option: it needs --workload=NAME (%s)", w.Assignments[0].name, workloadNames()))
-		case w.Sweep != "":
-			return true, report(env.Stderr, Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames()))
-		case w.ReportInterval != "":
-			return true, report(env.Stderr, Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames()))
-		case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
-			return true, report(env.Stderr, Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0]))
-		}
-		return false, 0
+	switch {
+	case len(w.Assignments) > 0:
+		return Exitf(1, "--%s is a workload option: it needs --workload=NAME (%s)", w.Assignments[0].name, workloadNames())
+	case w.Sweep != "":
+		return Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames())
+	case w.ReportInterval != "":
+		return Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames())
+	case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
+		return Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0])
 	}
+	return nil
+}
+
+// runWorkload runs the study of a validated --workload command line.
+func runWorkload(c *Config, env Env) int {
+	o, cfg := c.Options, c.Workload
 	stdout := env.Stdout
 	env = shardReportOut(o, env)
 	started := time.Now()
-	if o.Ext.JSONSet {
-		if err := o.finishExtensions(); err != nil {
-			return true, report(env.Stderr, err)
-		}
-	}
-	cfg, defaultTime, err := studyConfig(o, env)
-	if err == nil {
-		err = cfg.Check()
-	}
-	if err != nil {
-		return true, report(env.Stderr, Exitf(1, "%v", strings.TrimPrefix(err.Error(), ProgName+": ")))
-	}
-	if defaultTime {
+	if c.DefaultStop {
 		var limits []string
 		if cfg.Events > 0 {
 			limits = append(limits, fmt.Sprintf("%d events", cfg.Events))
@@ -252,15 +245,15 @@ func runWorkload(o *Options, env Env) (handled bool, code int) {
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
-			return true, report(env.Stderr, &ExitError{Code: 130, Msg: ProgName + ": interrupted"})
+			return report(env.Stderr, errInterruptedExit())
 		}
 		var ee *ExitError
 		if errors.As(err, &ee) {
-			return true, report(env.Stderr, ee)
+			return report(env.Stderr, ee)
 		}
-		return true, report(env.Stderr, Exitf(1, "%v", err))
+		return report(env.Stderr, Exitf(1, "%v", err))
 	}
-	return true, 0
+	return 0
 }
 
 func isPhase(word string) bool {
@@ -288,8 +281,12 @@ func refusedWithWorkload(o *Options) string {
 	return ""
 }
 
-// studyConfig is the one validation of a --workload command line.
-func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err error) {
+// studyConfig is validateWorkload's front-end part: the study of a
+// --workload command line from c's options, with the rules that belong to
+// this command line (options of mysqlslap's load, output files, phase
+// words, sandboxes, shards).
+func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err error) {
+	o := c.Options
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
 	if err != nil {
@@ -298,7 +295,7 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	if name := refusedWithWorkload(o); name != "" {
 		return nil, false, Exitf(1, "--%s belongs to mysqlslap's workload and cannot be honoured with --workload=%s", name, w.Name)
 	}
-	if err := o.CheckOutputFiles(); err != nil {
+	if err := checkOutputFiles(o); err != nil {
 		return nil, false, err
 	}
 	settings := meta.NewSettings()
@@ -365,24 +362,8 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	cfg.Ignore = func(code uint16) bool { return all || ignore[code] }
 
 	sb := &o.Ext.Sandbox
-	if err := sb.CheckSandbox(o); err != nil {
+	if cfg.Targets, err = sandboxTargets(o); err != nil {
 		return nil, false, err
-	}
-	if sb.Active() {
-		if len(sb.Targets) == 0 {
-			label := "sandbox"
-			if sb.Sandbox != "" {
-				label = filepath.Base(sb.Sandbox)
-			}
-			cfg.Targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
-		}
-		for _, spec := range sb.Targets {
-			t, err := compare.ParseTarget(spec)
-			if err != nil {
-				return nil, false, Exitf(1, "--target: %v", err)
-			}
-			cfg.Targets = append(cfg.Targets, t)
-		}
 	}
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
 	// The table the chart draws is printed too.
@@ -404,10 +385,10 @@ func studyConfig(o *Options, env Env) (cfg *study.Config, defaultTime bool, err 
 	}
 	if cfg.ReportInterval > 0 {
 		cfg.Observer.Interval = intervalPrinter(w.Name, cfg.ReportInterval, live)
-	} else if f := progressTerminal(o, env.Stderr); f != nil {
+	} else if f := progressTerminal(c, env.Stderr); f != nil {
 		showProgress(cfg, f)
 	}
-	if o.Silent {
+	if c.Silent {
 		log := cfg.Observer.Log
 		cfg.Observer.Log = func(format string, args ...any) {
 			// Silent, as for mysqlslap's sandboxes: no progress of the

@@ -65,8 +65,8 @@ func checkFigures(t *testing.T, b jsondoc.Benchmark) {
 		t.Errorf("transactions %d, ops executed %d", f.Transactions, ops)
 	case f.Statements != f.Reads+f.Writes+f.Other || f.Reads == 0 || f.Writes == 0:
 		t.Errorf("statements %d: reads %d, writes %d, other %d", f.Statements, f.Reads, f.Writes, f.Other)
-	case b.Executed != f.Statements || b.Seconds <= 0 || math.Abs(b.QPS-float64(f.Statements)/b.Seconds) > 1e-6*b.QPS:
-		t.Errorf("executed %d, seconds %g, q/s %g for %d statements", b.Executed, b.Seconds, b.QPS, f.Statements)
+	case b.Executed != f.Transactions || b.Seconds <= 0 || math.Abs(b.QPS-float64(f.Transactions)/b.Seconds) > 1e-6*b.QPS:
+		t.Errorf("executed %d, seconds %g, per second %g for %d events", b.Executed, b.Seconds, b.QPS, f.Transactions)
 	case len(f.StoppedBy) != len(b.Iterations) || f.StoppedBy[0] != "time":
 		t.Errorf("stopped by %v over %d iterations", f.StoppedBy, len(b.Iterations))
 	case f.Latency.Count != int64(f.Transactions) || f.Latency.P50 <= 0:

@@ -50,13 +50,12 @@ var (
 	ErrExecuteAndNumber      = errors.New("Either auto-generate-sql-execute-number or number-of-queries can be used!")
 )
 
-// Build derives the Plan of a run from cfg. It performs mysqlslap's own
-// checks (spec 2.6, same order and text) and rejects, with one clear error
-// each, the inputs on which mysqlslap hangs, crashes or silently guesses
-// (spec 8): bad -c, -x, -y, an empty delimiter, iterations 0,
-// unique-write-number 0 with write-number ≥ 2, a --query list whose first
-// statement is empty, and execute-number / number-of-queries with no
-// statements to execute.
+// Build derives the Plan of a run from cfg. It refuses a cfg that fails
+// Check (its precondition, so that no caller can build from unchecked
+// options), then rejects, with one clear error each, what only the
+// statement lists show (spec 8): bad -x, -y, unique-write-number 0 with
+// write-number ≥ 2, a --query list whose first statement is empty, and
+// execute-number / number-of-queries with no statements to execute.
 func Build(cfg Config) (*Plan, error) {
 	if err := Check(cfg); err != nil {
 		return nil, err
@@ -64,15 +63,6 @@ func Build(cfg Config) (*Plan, error) {
 	concurrency, err := ParseConcurrency(cfg.Concurrency)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Iterations < 1 {
-		return nil, fmt.Errorf("--iterations must be at least 1, got %d", cfg.Iterations)
-	}
-	if cfg.Delimiter == "" {
-		return nil, errors.New("--delimiter must not be empty")
-	}
-	if cfg.Commit < 0 || cfg.Detach < 0 || cfg.SecondaryIndexes < 0 {
-		return nil, errors.New("--commit, --detach and --auto-generate-sql-secondary-indexes must not be negative")
 	}
 
 	p := &Plan{
@@ -125,21 +115,38 @@ func Build(cfg Config) (*Plan, error) {
 	return p, nil
 }
 
-// Check makes the checks mysqlslap makes right after option parsing, before
-// it reads any statement file (spec 2.6, same order and text; the last three
-// only apply with -a, as in mysqlslap), then validates the concurrency list,
-// which mysqlslap parses next. Build calls it; a caller that resolves
-// statement files first calls it before doing so, to report errors in
-// mysqlslap's order.
+// Check makes mysqlslap's checks right after option parsing
+// (CheckCombination), then goslap's (CheckValues). A front end that
+// reports errors in mysqlslap's order calls the two apart: mysqlslap's
+// first, goslap's after every other check of mysqlslap's.
 func Check(cfg Config) error {
-	if err := checkMysqlslapRules(cfg); err != nil {
+	if err := CheckCombination(cfg); err != nil {
 		return err
 	}
-	_, err := ParseConcurrency(cfg.Concurrency)
-	return err
+	return CheckValues(cfg)
 }
 
-func checkMysqlslapRules(cfg Config) error {
+// CheckValues rejects the values on which mysqlslap prints a report of
+// zeros or crashes (spec 8): --iterations=0, an empty --delimiter,
+// negative counts. The concurrency list, the column specs and the
+// statement lists are Build's to reject (ParseConcurrency alone checks
+// the first).
+func CheckValues(cfg Config) error {
+	switch {
+	case cfg.Iterations < 1:
+		return errors.New("--iterations must be at least 1 (mysqlslap would print a report of zeros)")
+	case cfg.Delimiter == "":
+		return errors.New("--delimiter must not be empty (mysqlslap would crash)")
+	case cfg.Commit < 0 || cfg.Detach < 0 || cfg.SecondaryIndexes < 0:
+		return errors.New("--commit, --detach and --auto-generate-sql-secondary-indexes must not be negative")
+	}
+	return nil
+}
+
+// CheckCombination makes mysqlslap's checks of option combinations (spec
+// 2.6, checks 1-4, same order and text); without -a it checks nothing, as
+// mysqlslap.
+func CheckCombination(cfg Config) error {
 	if !cfg.AutoGenerate {
 		return nil
 	}

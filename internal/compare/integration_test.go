@@ -69,12 +69,13 @@ type run struct {
 func runTargets(t *testing.T, dir string, sb slap.SandboxOptions, args ...string) run {
 	t.Helper()
 	o := parse(t, args...)
-	plan, err := slap.BuildPlan(o)
+	o.Ext.Sandbox = sb
+	c, err := slap.Validate(o, slap.Env{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	outs, err := slap.RunTargetsContext(context.Background(), o, &sb, plan, slap.Output{Stdout: &stdout, Stderr: &stderr}, dir)
+	outs, err := slap.RunTargetsContext(context.Background(), c, slap.Output{Stdout: &stdout, Stderr: &stderr}, dir)
 	return run{outs, err, stdout.String(), stderr.String()}
 }
 
@@ -225,13 +226,13 @@ func TestInterruptChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	plan, err := slap.BuildPlan(o)
+	o.Ext.Sandbox = slap.SandboxOptions{Targets: strings.Split(os.Getenv("GOSLAP_TARGETS"), "\x1f")}
+	c, err := slap.Validate(o, slap.Env{Stdout: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	sb := slap.SandboxOptions{Targets: strings.Split(os.Getenv("GOSLAP_TARGETS"), "\x1f")}
-	_, err = slap.RunTargets(o, &sb, plan, slap.Output{Stdout: os.Stdout, Stderr: os.Stderr})
+	_, err = slap.RunTargets(c, slap.Output{Stdout: os.Stdout, Stderr: os.Stderr})
 	var ee *slap.ExitError
 	if errors.As(err, &ee) {
 		fmt.Fprintln(os.Stderr, ee.Msg)

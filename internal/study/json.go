@@ -66,40 +66,56 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 			}
 			addTarget(c.Target, kind, "")
 		}
-		b, err := jsondoc.FromBenchmarks(c.Benchmarks, c.Engine.Name, c.Clients)
+		b, err := cellBenchmark(cfg, c, c.Clients, cfg.Rate)
 		if err != nil {
 			return nil, err
-		}
-		b.Target, b.Workload = c.Target, cfg.Workload
-		pt := &jsondoc.Point{EngineOptions: c.Engine.Options, Scale: c.Scale, ServerOption: c.Setting}
-		if c.Scale > 0 {
-			pt.ScaleName = cfg.ScaleName
-		}
-		if *pt != (jsondoc.Point{}) {
-			b.Point = pt
-		}
-		if cfg.Rate > 0 {
-			b.Rate = rate(cfg.Rate, &b)
-		}
-		if d, ok := c.workload.(pointDescriber); ok {
-			d.FillJSON(&b, workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
-		}
-		if f, ok := c.Summary.(interface{ FillJSON(*jsondoc.Benchmark) }); ok {
-			f.FillJSON(&b)
 		}
 		doc.Benchmarks = append(doc.Benchmarks, b)
 	}
 	return doc, nil
 }
 
-// rate is a paced benchmark's open-loop figures: statements per second
-// asked for and achieved (goslap's --rate paces transactions; sysbench's
-// too, so Target is the transaction rate and Achieved its measure).
-func rate(target float64, b *jsondoc.Benchmark) *jsondoc.Rate {
-	r := &jsondoc.Rate{Target: target}
-	if b.Figures != nil {
-		r.Achieved = b.Figures.TPS
+// cellBenchmark is the document benchmark of one cell run by clients
+// (jsondoc.FromBenchmarks plus its point, workload figures and, when paced
+// at target, its rate): the one builder of the study's and a shard's
+// documents.
+func cellBenchmark(cfg *Config, c *Cell, clients int, target float64) (jsondoc.Benchmark, error) {
+	b, err := jsondoc.FromBenchmarks(c.Benchmarks, c.Engine.Name, clients)
+	if err != nil {
+		return b, err
 	}
+	b.Target, b.Workload = c.Target, cfg.Workload
+	pt := &jsondoc.Point{EngineOptions: c.Engine.Options, Scale: c.Scale, ServerOption: c.Setting}
+	if c.Scale > 0 {
+		pt.ScaleName = cfg.ScaleName
+	}
+	if *pt != (jsondoc.Point{}) {
+		b.Point = pt
+	}
+	if target > 0 {
+		b.Rate = rate(target, c, &b)
+	}
+	if d, ok := c.workload.(pointDescriber); ok {
+		d.FillJSON(&b, workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
+	}
+	if f, ok := c.Summary.(interface{ FillJSON(*jsondoc.Benchmark) }); ok {
+		f.FillJSON(&b)
+	}
+	return b, nil
+}
+
+// rate is a paced benchmark's open-loop figures: events per second asked
+// for and achieved (goslap's --rate paces transactions, as sysbench's),
+// and the largest start delay of a scheduled event.
+func rate(target float64, c *Cell, b *jsondoc.Benchmark) *jsondoc.Rate {
+	r := &jsondoc.Rate{Target: target, Achieved: b.QPS}
 	r.Kept = pacer.Pacer{Rate: target}.Kept(r.Achieved)
+	for _, it := range c.Benchmarks {
+		for _, op := range it.Ops {
+			if op.Recorder != nil {
+				r.MaxLagMicro = max(r.MaxLagMicro, op.Recorder.MaxLag.Microseconds())
+			}
+		}
+	}
 	return r
 }

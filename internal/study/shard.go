@@ -9,7 +9,6 @@ import (
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/shard"
-	"github.com/goslap/goslap/internal/workload"
 )
 
 // Sharding makes the study one shard of a run split over several
@@ -135,9 +134,9 @@ func (sh *Sharding) ended(ctx context.Context, err error, log func(string, ...an
 
 // ShardDocument is a shard's result document (JSON v2 with its shard
 // section) of a finished study: base has the invocation's front end,
-// options and seed; the benchmarks are the cells', one per cell, written
-// as a whole run's document writes them (Document), with the shard's own
-// clients as concurrency and its part of the rate (merge adds them up).
+// options and seed; the benchmarks are the cells' (cellBenchmark, as in
+// Document), with the shard's own clients as concurrency and its part of
+// the rate (merge adds them up).
 func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr error) (*jsondoc.Document, error) {
 	d := *base
 	d.FinishedAt = time.Now().UTC()
@@ -152,28 +151,12 @@ func ShardDocument(base *jsondoc.Document, cfg *Config, res *Result, runErr erro
 	d.Targets = []jsondoc.Target{{Label: "server", Kind: "server", Server: &jsondoc.Server{Variables: map[string]string{}}}}
 	d.Benchmarks = []jsondoc.Benchmark{}
 	for _, c := range res.Cells {
-		clients := cellClients(c)
-		b, err := jsondoc.FromBenchmarks(c.Benchmarks, c.Engine.Name, clients)
+		// The shard's clients, paced at its share of --rate: merge adds
+		// both up.
+		_, clients := st.Spec.Clients(c.Clients)
+		b, err := cellBenchmark(cfg, c, clients, st.Spec.Rate(cfg.Rate, c.Clients))
 		if err != nil {
 			return nil, err
-		}
-		b.Target, b.Workload = c.Target, cfg.Workload
-		pt := &jsondoc.Point{EngineOptions: c.Engine.Options, Scale: c.Scale, ServerOption: c.Setting}
-		if c.Scale > 0 {
-			pt.ScaleName = cfg.ScaleName
-		}
-		if *pt != (jsondoc.Point{}) {
-			b.Point = pt
-		}
-		if cfg.Rate > 0 {
-			b.Rate = rate(st.Spec.Rate(cfg.Rate, c.Clients), &b)
-			b.Rate.MaxLagMicro = merged(c.Benchmarks).MaxLag.Microseconds()
-		}
-		if w, ok := c.workload.(pointDescriber); ok {
-			w.FillJSON(&b, workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
-		}
-		if f, ok := c.Summary.(interface{ FillJSON(*jsondoc.Benchmark) }); ok {
-			f.FillJSON(&b) // TPC-C's counts, which merge sums
 		}
 		d.Benchmarks = append(d.Benchmarks, b)
 	}

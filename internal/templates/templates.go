@@ -33,14 +33,14 @@ type part struct {
 	name   string // placeholder function; "" for a literal part
 	info   *gofakeit.Info
 	params *gofakeit.MapParams
-	own    func(dst []byte, r *rand.Rand) []byte // goslap's replacement, or nil
+	gen    func(dst []byte, r *rand.Rand) []byte // goslap's generator in place of gofakeit's, or nil
 }
 
-// ownFuncs replace gofakeit functions whose lookup ignores the random
+// seededFuncs replace gofakeit functions whose lookup ignores the random
 // source it is given (they draw from gofakeit's global, locked source, so
 // --seed could not reproduce them): {date} is a DATETIME literal between
 // 2000-01-01 and 2029-12-31 drawn from the client's own source.
-var ownFuncs = map[string]func(dst []byte, r *rand.Rand) []byte{
+var seededFuncs = map[string]func(dst []byte, r *rand.Rand) []byte{
 	"date": func(dst []byte, r *rand.Rand) []byte {
 		const from, span = 946684800, 30 * 365 * 86400 // 2000-01-01 UTC, ~30 years
 		return time.Unix(from+r.Int63n(span), 0).UTC().AppendFormat(dst, "2006-01-02 15:04:05")
@@ -122,7 +122,7 @@ func Parse(text string) (*Template, error) {
 			end = k
 			params = text[j+1 : end]
 		}
-		if own := ownFuncs[name]; own != nil {
+		if gen := seededFuncs[name]; gen != nil {
 			if params != "" {
 				return nil, fmt.Errorf("template {%s}: takes no parameters", text[i+1:end])
 			}
@@ -130,16 +130,16 @@ func Parse(text string) (*Template, error) {
 				t.parts = append(t.parts, part{lit: lit.String()})
 				lit.Reset()
 			}
-			t.parts = append(t.parts, part{name: name, own: own})
+			t.parts = append(t.parts, part{name: name, gen: gen})
 			i = end
 			continue
 		}
-		if own := fastNumber(name, params); own != nil {
+		if gen := fastNumber(name, params); gen != nil {
 			if lit.Len() > 0 {
 				t.parts = append(t.parts, part{lit: lit.String()})
 				lit.Reset()
 			}
-			t.parts = append(t.parts, part{name: name, own: own})
+			t.parts = append(t.parts, part{name: name, gen: gen})
 			i = end
 			continue
 		}
@@ -371,8 +371,8 @@ func (t *Template) AppendErr(dst []byte, r *rand.Rand) ([]byte, error) {
 			dst = append(dst, p.lit...)
 			continue
 		}
-		if p.own != nil {
-			dst = p.own(dst, r)
+		if p.gen != nil {
+			dst = p.gen(dst, r)
 			continue
 		}
 		v, err := generate(p, r)

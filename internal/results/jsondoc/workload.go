@@ -77,7 +77,10 @@ type TPCCTransaction struct {
 
 // FromBenchmarks converts the iterations of one point of a registered
 // workload's matrix (same target, engine, size and concurrency) into a
-// document benchmark. Point, OLTP and TPCC are the caller's to fill.
+// document benchmark. Executed counts the workload's events (the sum of
+// its ops, what an event limit counts and merge adds up), QPS is events
+// per second; the statements are in Figures. Point, Rate, OLTP and TPCC
+// are the caller's to fill.
 func FromBenchmarks(bs []*results.Benchmark, engine string, clients int) (Benchmark, error) {
 	b := Benchmark{Engine: engine, Concurrency: clients, Iterations: []Iteration{}, ErrorsByCode: []latency.ErrorCount{}, Ops: []Op{}}
 	if len(bs) == 0 {
@@ -103,14 +106,14 @@ func FromBenchmarks(bs []*results.Benchmark, engine string, clients int) (Benchm
 	fig.Statements = fig.Reads + fig.Writes + fig.Other
 	b.AvgMillis, b.MinMillis, b.MaxMillis, b.StdDevMillis = millisStats(ms)
 	b.Seconds = elapsed.Seconds()
+	b.Executed = fig.Transactions
 	if b.Seconds > 0 {
 		fig.TPS = float64(fig.Transactions) / b.Seconds
-		b.QPS = float64(fig.Statements) / b.Seconds
+		b.QPS = fig.TPS
 	}
 	if clients > 0 {
-		b.QueriesPerClient = fig.Statements / uint64(len(bs)) / uint64(clients)
+		b.QueriesPerClient = b.Executed / uint64(len(bs)) / uint64(clients)
 	}
-	b.Executed = fig.Statements
 	all := latency.NewRecorder(false)
 	for i, op := range bs[0].Ops {
 		rec := latency.NewRecorder(op.Recorder != nil && op.Intended != nil)
