@@ -121,6 +121,9 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 		err = r.leaveSchema()
 	}
 	if err != nil {
+		if r.shard != nil {
+			err = r.shard.ended(err)
+		}
 		note := r.cleanup()
 		if ctx.Err() != nil {
 			err = errInterruptedExit()

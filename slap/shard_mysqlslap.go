@@ -14,12 +14,16 @@ package slap
 // (shard.BarrierTable), on a connection of their own (autocommit on, no
 // default schema), so they neither join the main connection's --commit
 // transaction nor depend on the schema staying: a row written into a
-// schema that is dropped later is only read before the drop.
+// schema that is dropped later is only read before the drop. A shard
+// that fails writes an abort row before its cleanup (ended), which ends
+// the other shards' waits; shard 0 reads the abort rows again before
+// every drop of the schema, which takes them with it.
 
 import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
@@ -89,7 +93,7 @@ func startShardRun(r *runner, st *shard.Starter) (*shardRun, error) {
 	st.DB, st.Schema = c, r.p.Schema
 	sh := &shardRun{ctx: r.ctx, st: st, conn: c}
 	if sh.prepares() {
-		if err := st.Forget(); err != nil {
+		if err := st.Reset(); err != nil {
 			c.Close()
 			return nil, Exitf(1, "resetting the shard barrier: %v", err)
 		}
@@ -116,6 +120,13 @@ func (sh *shardRun) fail(err error) error {
 // --pre-system/--post-system commands.
 func (sh *shardRun) step(kind mysqlslap.Kind, k int) (bool, error) {
 	if sh.prepares() {
+		if kind == mysqlslap.DropSchema {
+			// The drop takes the barrier rows with it: an abort row
+			// written since the last wait is read now or never.
+			if err := sh.st.CheckAborted(); err != nil {
+				return false, sh.fail(err)
+			}
+		}
 		return true, nil
 	}
 	switch kind {
@@ -184,6 +195,31 @@ func (sh *shardRun) loaded(k int) error {
 		}
 	}
 	return nil
+}
+
+// ended is called when this shard's run ends with err (an interrupt
+// too), before the cleanup, which on shard 0 drops the schema and the
+// barrier rows with it. It returns the error to report: another shard's
+// abort when one came first (the cause of this shard's failure), else
+// err, after writing this shard's abort row so the others stop waiting.
+func (sh *shardRun) ended(err error) error {
+	st := sh.st
+	if st.StoppedBy() == nil && sh.ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
+		err = Exitf(1, "%v", st.StoppedBy())
+	}
+	if st.StoppedBy() == nil {
+		cause := err.Error()
+		if sh.ctx.Err() != nil {
+			cause = ErrInterrupted.Error()
+		}
+		if werr := st.Abort(cause); werr != nil && st.Log != nil {
+			st.Log("%v", werr)
+		}
+	}
+	if sh.prepares() {
+		time.Sleep(shard.AbortLinger)
+	}
+	return err
 }
 
 // share is this shard's part of a benchmark's clients and rate.

@@ -170,3 +170,129 @@ func killedShard(t *testing.T, bin, args string) {
 		t.Errorf("--allow-partial: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestLoopbackShardAbort: one shard of 3 fails on purpose (a --pre-query
+// that errors on shard 0, an interrupt of shard 2); the others learn of it
+// through its abort row and end within seconds, far below --shard-wait,
+// with one line naming the shard and its error and a non-zero exit.
+func TestLoopbackShardAbort(t *testing.T) {
+	bin := goslapBinary(t)
+	const wait = 60 * time.Second
+	for _, tc := range []struct {
+		name, args string
+		extra      map[int]string // a shard's own options
+		interrupt  int            // the shard sent SIGINT, -1: none
+		existing   bool           // the schema exists before
+		failed     int            // the shard the others name
+		cause      string
+		schema     string
+	}{
+		{name: "mysqlslap prepare fails", schema: "shard_abort_prep",
+			args:  "-a --create-schema=shard_abort_prep -c 3 --number-of-queries=300 --run-id=abort-prep",
+			extra: map[int]string{0: "--pre-query=SELECT * FROM no_such_table"}, interrupt: -1, failed: 0, cause: "no_such_table"},
+		// Shard 1's clients cannot connect (their --init-command fails).
+		{name: "mysqlslap clients refused", schema: "shard_abort_conn",
+			args:  "-a --create-schema=shard_abort_conn -c 3 --number-of-queries=300 --iterations=2 --start-at=barrier+200ms --run-id=abort-conn",
+			extra: map[int]string{1: "--init-command=SELECT * FROM no_such_table"}, interrupt: -1, failed: 1, cause: "no_such_table"},
+		// Shard 2's load fails at its first statement, after the start
+		// (in a schema of the user's: --query alone creates none).
+		{name: "mysqlslap statement fails", schema: "shard_abort_stmt",
+			args:  "--create-schema=shard_abort_stmt -c 3 --number-of-queries=3000 --iterations=2 --start-at=barrier+200ms --run-id=abort-stmt",
+			extra: map[int]string{0: "--query=SELECT 1", 1: "--query=SELECT 1", 2: "--query=SELECT * FROM no_such_table"}, interrupt: -1, failed: 2, cause: "no_such_table", existing: true},
+		{name: "workload prepare fails", schema: "shard_abort_wlprep",
+			args:  "--workload=oltp_point_select --create-schema=shard_abort_wlprep --tables=1 --table-size=300 -c 3 --run-time=1s --run-id=abort-wlprep",
+			extra: map[int]string{0: "--engine=no_such_engine"}, interrupt: -1, failed: 0, cause: "no_such_engine"},
+		// Shard 1 was given more tables than shard 0 prepared: its
+		// run fails before the start.
+		{name: "workload shard fails", schema: "shard_abort_wlstmt",
+			args:  "--workload=oltp_point_select --create-schema=shard_abort_wlstmt --table-size=300 -c 3 --run-time=1s --iterations=2 --start-at=barrier+200ms --run-id=abort-wlstmt",
+			extra: map[int]string{0: "--tables=1", 1: "--tables=2", 2: "--tables=1"}, interrupt: -1, failed: 1, cause: "sbtest2"},
+		{name: "mysqlslap shard interrupted", schema: "shard_abort_slap",
+			args:      "-a --create-schema=shard_abort_slap -c 3 --run-time=1s --iterations=3 --start-at=barrier+200ms --run-id=abort-slap",
+			interrupt: 2, failed: 2, cause: "interrupted"},
+		{name: "workload shard interrupted", schema: "shard_abort_wl",
+			args:      "--workload=oltp_point_select --create-schema=shard_abort_wl --tables=1 --table-size=300 -c 3 --run-time=1s --iterations=3 --start-at=barrier+200ms --run-id=abort-wl",
+			interrupt: 2, failed: 2, cause: "interrupted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := servertest.Require(t)
+			db, err := s.OpenDB("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if tc.existing {
+				if _, err := db.Exec("CREATE DATABASE IF NOT EXISTS " + tc.schema); err != nil {
+					t.Fatal(err)
+				}
+				defer db.Exec("DROP DATABASE IF EXISTS " + tc.schema)
+			}
+			type shardRun struct {
+				cmd  *exec.Cmd
+				out  bytes.Buffer
+				took time.Duration
+			}
+			runs := make([]*shardRun, 3)
+			done := make(chan int, 3)
+			t0 := time.Now()
+			for i := range runs {
+				args := append([]string{"--user=root", "--socket=" + s.Socket, fmt.Sprintf("--shard=%d/3", i), fmt.Sprintf("--shard-wait=%s", wait)},
+					strings.Fields(tc.args)...)
+				if e := tc.extra[i]; e != "" {
+					args = append(args, e)
+				}
+				r := &shardRun{cmd: exec.Command(bin, args...)}
+				r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
+				if err := r.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				runs[i] = r
+				go func() {
+					_ = r.cmd.Wait()
+					r.took = time.Since(t0)
+					done <- i
+				}()
+			}
+			if tc.interrupt >= 0 {
+				time.Sleep(1800 * time.Millisecond)
+				_ = runs[tc.interrupt].cmd.Process.Signal(os.Interrupt)
+			}
+			for range runs {
+				select {
+				case <-done:
+				case <-time.After(wait + 10*time.Second):
+					for _, r := range runs {
+						_ = r.cmd.Process.Kill()
+					}
+					t.Fatal("the shards did not end")
+				}
+			}
+			line := fmt.Sprintf("goslap: shard %d/3 aborted the run: ", tc.failed)
+			for i, r := range runs {
+				out := r.out.String()
+				t.Logf("shard %d (exit %d after %v):\n%s", i, r.cmd.ProcessState.ExitCode(), r.took.Round(time.Millisecond), out)
+				if r.cmd.ProcessState.ExitCode() == 0 {
+					t.Errorf("shard %d exited 0", i)
+				}
+				if i == tc.failed {
+					continue
+				}
+				if !strings.Contains(out, line) || !strings.Contains(out[strings.Index(out, line)+len(line):], tc.cause) {
+					t.Errorf("shard %d lacks %q…%s", i, line, tc.cause)
+				}
+				// Within seconds of the failure, not after --shard-wait.
+				if r.took > 15*time.Second {
+					t.Errorf("shard %d ended after %v (--shard-wait=%v)", i, r.took, wait)
+				}
+			}
+			// Shard 0 cleaned up what it created.
+			var tables int
+			if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name <> ?", tc.schema, shard.BarrierTable).Scan(&tables); err != nil {
+				t.Fatal(err)
+			}
+			if tables != 0 {
+				t.Errorf("%d tables left in %s", tables, tc.schema)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -137,4 +138,120 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// A shard's abort row ends the other shards' waits at once, whichever
+// they wait for; a later run with the same id does not read it.
+func TestBarrierAbort(t *testing.T) {
+	const n = 3
+	starter := func(i int) *Starter {
+		return &Starter{Spec: Spec{i, n}, At: StartAt{Barrier: true}, RunID: "abort-test", DB: conn(t), Timeout: 20 * time.Second}
+	}
+	s0, s1, s2 := starter(0), starter(1), starter(2)
+	if err := s0.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	waits := []func() error{
+		func() error { return s1.WaitPrepared(context.Background()) },
+		func() error { return s2.Start(context.Background()) },
+	}
+	errs := make([]error, len(waits))
+	took := make([]time.Duration, len(waits))
+	var wg sync.WaitGroup
+	for i, w := range waits {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			errs[i] = w()
+			took[i] = time.Since(t0)
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	cause := "goslap: Table 'x.y' doesn't exist — \"é\" `\\` 'q'\nsecond line"
+	if err := s0.Abort(cause); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	want := "shard 0/3 aborted the run: Table 'x.y' doesn't exist — \"é\" `\\` 'q'"
+	for i, err := range errs {
+		var ab *AbortError
+		if !errors.As(err, &ab) || err.Error() != want || took[i] > 2*time.Second {
+			t.Errorf("wait %d: %v after %v, want %q at once", i, err, took[i], want)
+		}
+	}
+	if s1.StoppedBy() == nil || s0.StoppedBy() != nil {
+		t.Errorf("StoppedBy: shard 1 %v, shard 0 %v", s1.StoppedBy(), s0.StoppedBy())
+	}
+	if err := s1.CheckAborted(); err == nil || err.Error() != want {
+		t.Errorf("CheckAborted = %v", err)
+	}
+	// A shard begun shortly after the abort still reads it (a shard 0
+	// whose prepare fails at once).
+	soon := starter(2)
+	if err := soon.WaitPrepared(context.Background()); err == nil || err.Error() != want {
+		t.Errorf("a shard begun after the abort: %v", err)
+	}
+	// The next run with the same id, a minute later: shard 0's Reset
+	// removes the old abort row, and a shard that began before that does
+	// not read it.
+	if err := s0.DB.Exec("UPDATE " + BarrierTable + " SET arrived = arrived - INTERVAL 1 MINUTE WHERE run_id = 'abort-test'"); err != nil {
+		t.Fatal(err)
+	}
+	late := starter(1)
+	late.Timeout = 300 * time.Millisecond
+	if err := late.WaitPrepared(context.Background()); !errors.Is(err, ErrGaveUp) {
+		t.Errorf("a new run's wait = %v, want it to give up (the old abort is not its run's)", err)
+	}
+	// A shard of the new run aborts after its shard 0 began, before it
+	// resets: the reset keeps that row.
+	next0 := starter(0)
+	if err := next0.mark(); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.Abort("connection refused"); err != nil {
+		t.Fatal(err)
+	}
+	if err := next0.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := next0.DB.Query("SELECT shard, note FROM " + BarrierTable + " WHERE run_id = 'abort-test' ORDER BY shard")
+	if err != nil || len(rows) != 1 || string(rows[0][0]) != "1" || string(rows[0][1]) != "connection refused" {
+		t.Errorf("after the reset: %q %v, want only shard 1's abort", rows, err)
+	}
+	_ = next0.Forget()
+}
+
+func TestAbortNote(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tc := range []struct{ in, want string }{
+		{"goslap: Error when connecting to server: 2002 refused", "Error when connecting to server: 2002 refused"},
+		{"  one\ntwo\nthree", "one"},
+		{"bad \xff byte", "bad ? byte"},
+		{long, strings.Repeat("é", noteLen-3) + "..."},
+		{"", ""},
+	} {
+		if got := AbortNote(tc.in); got != tc.want {
+			t.Errorf("AbortNote(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseAbort(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want AbortError
+	}{
+		{"2 interrupted", AbortError{By: Spec{2, 3}, Cause: "interrupted"}},
+		{"0 Table 'a b' doesn't exist", AbortError{By: Spec{0, 3}, Cause: "Table 'a b' doesn't exist"}},
+		{"1 ", AbortError{By: Spec{1, 3}, Cause: "(no message)"}},
+		{"x y", AbortError{By: Spec{-1, 3}, Cause: "x y"}},
+	} {
+		if got := parseAbort(tc.in, 3); *got != tc.want {
+			t.Errorf("parseAbort(%q) = %+v, want %+v", tc.in, *got, tc.want)
+		}
+	}
+	if got := (&AbortError{By: Spec{2, 3}, Cause: "interrupted"}).Error(); got != "shard 2/3 aborted the run: interrupted" {
+		t.Errorf("Error() = %q", got)
+	}
 }

@@ -107,7 +107,13 @@ type DB interface {
 // which shard 0 awaits before it cleans up. Step 0 is the whole run (a
 // --workload study prepares once); mysqlslap's workload prepares its data
 // again for every load, its steps are the loads 1, 2, ...
+//
+// Round 0 holds the abort rows: a shard that ends with an error writes
+// one (Abort) naming its error in note, and every wait ends as soon as it
+// sees one (AbortError) instead of waiting out Timeout.
 const BarrierTable = "goslap_shard_barrier"
+
+const abortRound = 0
 
 func readyRound(step int) int { return -2*step - 1 }
 func doneRound(step int) int  { return -2*step - 2 }
@@ -128,6 +134,36 @@ var ErrLate = errors.New("late for the shared start")
 
 // ErrGaveUp is a wait for other shards that outlasted Timeout.
 var ErrGaveUp = errors.New("gave up waiting for the other shards")
+
+// AbortError is a wait ended by another shard's abort row.
+type AbortError struct {
+	By    Spec   // the shard that aborted
+	Cause string // its error, one line
+}
+
+func (e *AbortError) Error() string { return "shard " + e.By.String() + " aborted the run: " + e.Cause }
+
+// abortWithin bounds Abort: a shard that failed writes its abort row on
+// the way out, and a server that does not answer must not hold it.
+const abortWithin = 2 * time.Second
+
+// startSkew is how much earlier than a shard the other shards of its
+// run may begin (processes of one shell loop, pods of one Job): an abort
+// row written that long before the shard began is its run's (a shard 0
+// whose prepare failed at once), an older one an earlier run's. A run
+// started again within startSkew of an aborted run with the same id may
+// read the old abort; shards begun further apart than startSkew miss an
+// abort written before they began and wait out Timeout.
+const startSkew = 5 * time.Second
+
+// AbortLinger is how long shard 0 waits after its run failed, its abort
+// row written, before its cleanup drops what the other shards use (the
+// schema that holds the rows, with mysqlslap's workload): long enough
+// for every waiting shard's poll to have read the row.
+const AbortLinger = 6 * pollEvery
+
+// noteLen is the note column's length in characters.
+const noteLen = 255
 
 // Starter synchronises one shard's starts with the other shards'. Its
 // methods are called from one goroutine (the study's runner).
@@ -155,7 +191,19 @@ type Starter struct {
 	Late []time.Duration
 	// Starts are the local instants of the starts.
 	Starts []time.Time
+	// since is the server's time (UNIX_TIMESTAMP text) when this shard
+	// first used the barrier: abort rows older than it by more than
+	// startSkew are an earlier run's (a run id repeats when the options
+	// do) and are not read.
+	since string
+	// stopped is the abort row that ended a wait.
+	stopped *AbortError
 }
+
+// StoppedBy is the other shard's abort that ended one of this shard's
+// waits, nil if none did (its error then is its own, to be written with
+// Abort).
+func (s *Starter) StoppedBy() *AbortError { return s.stopped }
 
 func (s *Starter) timeout() time.Duration {
 	if s.Timeout > 0 {
@@ -243,7 +291,27 @@ func missing(err error) bool {
 
 func (s *Starter) create() error {
 	return s.DB.Exec("CREATE TABLE IF NOT EXISTS " + s.table() + " (run_id VARCHAR(64) NOT NULL, round INT NOT NULL, " +
-		"shard INT NOT NULL, arrived DATETIME(6) NOT NULL, PRIMARY KEY (run_id, round, shard)) ENGINE=InnoDB")
+		"shard INT NOT NULL, arrived DATETIME(6) NOT NULL, note VARCHAR(255) CHARACTER SET utf8mb4 NOT NULL DEFAULT '', " +
+		"PRIMARY KEY (run_id, round, shard)) ENGINE=InnoDB")
+}
+
+// mark records since, once.
+func (s *Starter) mark() error {
+	if s.since != "" {
+		return nil
+	}
+	rows, err := s.DB.Query("SELECT UNIX_TIMESTAMP(NOW(6))")
+	if err != nil {
+		return fmt.Errorf("reading the server's time: %w", err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return errors.New("the server's time: no row")
+	}
+	if _, err := parseUnix(string(rows[0][0])); err != nil {
+		return err
+	}
+	s.since = string(rows[0][0])
+	return nil
 }
 
 func (s *Starter) arrive(round int) error {
@@ -251,7 +319,7 @@ func (s *Starter) arrive(round int) error {
 		return fmt.Errorf("creating the shard barrier table %s: %w", BarrierTable, err)
 	}
 	// REPLACE: a shard run again with the same index replaces its row.
-	err := s.DB.Exec(fmt.Sprintf("REPLACE INTO %s VALUES (%s, %d, %d, NOW(6))", s.table(), s.quoted(), round, s.Spec.Index))
+	err := s.DB.Exec(fmt.Sprintf("REPLACE INTO %s (run_id, round, shard, arrived) VALUES (%s, %d, %d, NOW(6))", s.table(), s.quoted(), round, s.Spec.Index))
 	if err != nil {
 		return fmt.Errorf("writing the shard barrier: %w", err)
 	}
@@ -260,18 +328,27 @@ func (s *Starter) arrive(round int) error {
 
 // wait polls until want shards (of indexes [0, want) for want = Count,
 // or shard 0 alone for want = 1) have arrived at round; it returns the
-// server time of the last arrival.
+// server time of the last arrival, or an *AbortError as soon as another
+// shard has written an abort row.
 func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.Time, error) {
-	q := fmt.Sprintf("SELECT COUNT(*), UNIX_TIMESTAMP(MAX(arrived)) FROM %s "+
+	if err := s.mark(); err != nil {
+		return time.Time{}, err
+	}
+	// One round trip: the arrivals, and the earliest abort of another shard.
+	q := fmt.Sprintf("SELECT COUNT(*), UNIX_TIMESTAMP(MAX(arrived)), (%s) FROM %s "+
 		"WHERE run_id = %s AND round = %d AND shard < %d AND arrived > NOW(6) - INTERVAL %d SECOND",
-		s.table(), s.quoted(), round, want, int(staleAfter/time.Second))
+		s.abortQuery(), s.table(), s.quoted(), round, want, int(staleAfter/time.Second))
 	giveUp := time.Now().Add(s.timeout())
 	for {
 		rows, err := s.DB.Query(q)
 		if err != nil && !missing(err) { // the table is not there yet
 			return time.Time{}, fmt.Errorf("reading the shard barrier: %w", err)
 		}
-		if err == nil && len(rows) == 1 {
+		if err == nil && len(rows) == 1 && len(rows[0]) == 3 {
+			if rows[0][2] != nil {
+				s.stopped = parseAbort(string(rows[0][2]), s.Spec.Count)
+				return time.Time{}, s.stopped
+			}
 			n, _ := strconv.Atoi(string(rows[0][0]))
 			if n >= want {
 				return parseUnix(string(rows[0][1]))
@@ -285,6 +362,100 @@ func (s *Starter) wait(ctx context.Context, round, want int, what string) (time.
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		}
+	}
+}
+
+// abortQuery selects the earliest abort row of another shard written
+// since this shard began (less startSkew), as "INDEX NOTE" (parseAbort),
+// NULL when none.
+func (s *Starter) abortQuery() string {
+	return fmt.Sprintf("SELECT CONCAT(shard, ' ', note) FROM %s WHERE run_id = %s AND round = %d AND shard <> %d "+
+		"AND arrived >= FROM_UNIXTIME(%s) - INTERVAL %d SECOND ORDER BY arrived, shard LIMIT 1",
+		s.table(), s.quoted(), abortRound, s.Spec.Index, s.since, int(startSkew/time.Second))
+}
+
+// parseAbort reads abortQuery's "INDEX NOTE" of a run of count shards.
+func parseAbort(v string, count int) *AbortError {
+	idx, note, _ := strings.Cut(v, " ")
+	i, err := strconv.Atoi(idx)
+	if err != nil {
+		i = -1 // not goslap's row; say so rather than guess
+		note = v
+	}
+	if note == "" {
+		note = "(no message)"
+	}
+	return &AbortError{By: Spec{Index: i, Count: count}, Cause: note}
+}
+
+// CheckAborted reports another shard's abort row (an *AbortError), for a
+// shard about to do what a waiting shard would not (shard 0 dropping the
+// schema, which holds the rows, between mysqlslap's loads).
+func (s *Starter) CheckAborted() error {
+	if err := s.mark(); err != nil {
+		return err
+	}
+	rows, err := s.DB.Query(s.abortQuery())
+	switch {
+	case err != nil && missing(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading the shard barrier: %w", err)
+	case len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] != nil:
+		s.stopped = parseAbort(string(rows[0][0]), s.Spec.Count)
+		return s.stopped
+	}
+	return nil
+}
+
+// AbortNote is cause as an abort row's note: its first line, without
+// the program's "goslap: " prefix, valid UTF-8, at most noteLen
+// characters.
+func AbortNote(cause string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(cause), "\n")
+	line = strings.TrimSpace(strings.TrimPrefix(strings.ToValidUTF8(line, "?"), "goslap: "))
+	if r := []rune(line); len(r) > noteLen {
+		line = string(r[:noteLen-3]) + "..."
+	}
+	return line
+}
+
+// Abort writes this shard's abort row naming cause (AbortNote), so the
+// other shards' waits end at once; best effort, within abortWithin: a
+// failed shard's own error is what it reports, not this one's. A schema
+// that is missing for a moment (shard 0 dropping and creating it again
+// between mysqlslap's loads) is retried until abortWithin.
+func (s *Starter) Abort(cause string) error {
+	if s.DB == nil {
+		return errors.New("the shard barrier needs a connection")
+	}
+	stmt := fmt.Sprintf("REPLACE INTO %s (run_id, round, shard, arrived, note) VALUES (%s, %d, %d, NOW(6), CONVERT(X'%x' USING utf8mb4))",
+		s.table(), s.quoted(), abortRound, s.Spec.Index, AbortNote(cause))
+	done := make(chan error, 1)
+	giveUp := time.Now().Add(abortWithin - 5*pollEvery) // its own error before the timer's
+	go func() {
+		for {
+			err := s.create()
+			if err == nil {
+				err = s.DB.Exec(stmt)
+			}
+			if err == nil || !missing(err) || time.Now().Add(pollEvery).After(giveUp) {
+				done <- err
+				return
+			}
+			time.Sleep(pollEvery)
+		}
+	}()
+	t := time.NewTimer(abortWithin)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("writing the shard's abort to the barrier: %w", err)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("writing the shard's abort to the barrier: no answer within %s", abortWithin)
 	}
 }
 
@@ -341,8 +512,20 @@ func (s *Starter) WaitFinishedStep(ctx context.Context, k int) error {
 
 // Forget deletes the run's barrier rows, and the table once no run has
 // rows in it (goslap created it).
-func (s *Starter) Forget() error {
-	if err := s.DB.Exec("DELETE FROM " + s.table() + " WHERE run_id = " + s.quoted()); err != nil {
+func (s *Starter) Forget() error { return s.forget("") }
+
+// Reset is shard 0's Forget before it prepares: it deletes what an
+// earlier run with the same id left, but not the abort rows of shards
+// of this run that began before it (and failed already).
+func (s *Starter) Reset() error {
+	if err := s.mark(); err != nil {
+		return err
+	}
+	return s.forget(" AND (round <> " + strconv.Itoa(abortRound) + " OR arrived < FROM_UNIXTIME(" + s.since + "))")
+}
+
+func (s *Starter) forget(and string) error {
+	if err := s.DB.Exec("DELETE FROM " + s.table() + " WHERE run_id = " + s.quoted() + and); err != nil {
 		if missing(err) {
 			return nil // never created, or dropped with its schema
 		}

@@ -164,7 +164,7 @@ func (r *runner) log(format string, args ...any) {
 	}
 }
 
-func (r *runner) target(ctx context.Context) ([]*Cell, error) {
+func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 	cfg := r.cfg
 	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
 	if err != nil {
@@ -195,6 +195,8 @@ func (r *runner) target(ctx context.Context) ([]*Cell, error) {
 	defer main.Close()
 	if cfg.Shard != nil {
 		cfg.Shard.Starter.DB = main
+		// Before main closes: the other shards learn of this one's end.
+		defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 	}
 	if cfg.ReadServers {
 		if _, seen := r.res.Servers[r.label]; !seen {
@@ -211,7 +213,6 @@ func (r *runner) target(ctx context.Context) ([]*Cell, error) {
 	if len(scales) == 0 {
 		scales = []int64{0}
 	}
-	var cells []*Cell
 	for _, e := range engines {
 		for _, scale := range scales {
 			p := workload.Point{Engine: e.Name, EngineOptions: e.Options, Clients: cfg.Clients[0], Scale: scale}
@@ -287,6 +288,8 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 					err = terr
 				}
 			}()
+			// Before the teardown drops what the other shards' clients use.
+			defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 		} else if setupErr != nil {
 			// A failed prepare leaves nothing half-made behind.
 			if terr := r.teardown(s, p); terr != nil {

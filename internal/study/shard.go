@@ -17,7 +17,8 @@ import (
 // prepares the data only on shard 0 (the others wait for it) and cleans up
 // only on shard 0, after every shard has finished.
 type Sharding struct {
-	Starter *shard.Starter // DB is set to the target's main connection
+	Starter   *shard.Starter // DB is set to the target's main connection
+	endedOnce bool           // ended ran
 }
 
 // checkSharding refuses what a shard cannot honour.
@@ -83,12 +84,13 @@ func (sh *Sharding) finished(ctx context.Context) error {
 }
 
 // reset drops what an earlier run with the same id left (shard 0, before
-// it prepares: the other shards only wait until then).
+// it prepares: the other shards only wait until then), keeping the abort
+// rows of this run's shards.
 func (sh *Sharding) reset() error {
 	if sh == nil {
 		return nil
 	}
-	return sh.Starter.Forget()
+	return sh.Starter.Reset()
 }
 
 // forget removes the run's barrier rows (shard 0, after its cleanup).
@@ -97,6 +99,37 @@ func (sh *Sharding) forget() error {
 		return nil
 	}
 	return sh.Starter.Forget()
+}
+
+// ended is called once the shard's run ends with err (an interrupt too;
+// twice is once): it returns the error to report, which is another
+// shard's abort when one came first (a shard whose clients fail because
+// shard 0 cleaned up after that abort reports the abort, the cause), and
+// otherwise writes this shard's abort row so the others stop waiting for
+// it. Shard 0 then gives the others' polls time to read the row before
+// its teardown drops the tables their clients use.
+func (sh *Sharding) ended(ctx context.Context, err error, log func(string, ...any)) error {
+	if sh == nil || err == nil || sh.endedOnce {
+		return err
+	}
+	sh.endedOnce = true
+	st := sh.Starter
+	if st.StoppedBy() == nil && ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
+		err = st.StoppedBy()
+	}
+	if st.StoppedBy() == nil {
+		cause := err.Error()
+		if ctx.Err() != nil {
+			cause = ErrInterrupted.Error()
+		}
+		if werr := st.Abort(cause); werr != nil {
+			log("%v", werr)
+		}
+	}
+	if sh.prepares() {
+		time.Sleep(shard.AbortLinger)
+	}
+	return err
 }
 
 // ShardDocument is a shard's result document (JSON v2 with its shard
