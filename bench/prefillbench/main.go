@@ -31,19 +31,26 @@ func main() {
 	conns := flag.String("conns", "4", "goslap --prefill-connections; a comma-separated list compares them (each alternated with sysbench)")
 	only := flag.String("only", "", "run only this side: goslap or sysbench (profiling)")
 	small := flag.Bool("test-server-sizes", false, "keep the test server's 64M buffer pool and 16M redo log instead of MariaDB's defaults (128M, 96M)")
+	status := flag.Bool("status", false, "sample the server's InnoDB flushing status during every prepare and log it (stderr)")
+	extra := flag.String("server-options", "", "comma-separated server options added after the defaults (a diagnosis, e.g. innodb-log-file-size=512M: the issue's figures use MariaDB's defaults)")
 	flag.Parse()
-	if err := run(*rows, *runs, *method, strings.Split(*conns, ","), *only, *small); err != nil {
+	var opts []string
+	if *extra != "" {
+		opts = strings.Split(*extra, ",")
+	}
+	if err := run(*rows, *runs, *method, strings.Split(*conns, ","), *only, *small, *status, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "prefillbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows, runs int, method string, conns []string, only string, small bool) error {
+func run(rows, runs int, method string, conns []string, only string, small, status bool, extra []string) error {
 	var cfg testserver.Config
 	if !small {
 		// MariaDB 10.11's defaults, which testserver shrinks for start-up speed.
 		cfg.Options = []string{"innodb-buffer-pool-size=128M", "innodb-log-file-size=96M"}
 	}
+	cfg.Options = append(cfg.Options, extra...)
 	srv, err := testserver.Start(cfg)
 	if err != nil {
 		return err
@@ -71,9 +78,63 @@ func run(rows, runs int, method string, conns []string, only string, small bool)
 		Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "  "+f+"\n", a...) }}
 	size := strconv.Itoa(rows)
 	serverPID := childPID("mariadbd")
+	// sample watches the server's flushing from its own connection until
+	// the returned function is called, which logs what it saw.
+	sample := func() func() {
+		if !status {
+			return func() {}
+		}
+		c, err := cn.Connect(nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "  status:", err)
+			return func() {}
+		}
+		stop, done := make(chan struct{}), make(chan struct{})
+		var first, last map[string]int64
+		peak := map[string]int64{}
+		trough := map[string]int64{}
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				st := innodbStatus(c)
+				if first == nil {
+					first = st
+				}
+				last = st
+				for k, v := range st {
+					if v > peak[k] {
+						peak[k] = v
+					}
+					if t, ok := trough[k]; !ok || v < t {
+						trough[k] = v
+					}
+				}
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		return func() {
+			close(stop)
+			<-done
+			c.Close()
+			d := func(k string) int64 { return last[k] - first[k] }
+			fmt.Fprintf(os.Stderr, "  status: wait_free +%d, log_waits +%d, pages flushed +%d, dirty pages max %d of %d, free pages min %d, checkpoint age max %.0f MB, data written +%.0f MB\n",
+				d("innodb_buffer_pool_wait_free"), d("innodb_log_waits"), d("innodb_buffer_pool_pages_flushed"),
+				peak["innodb_buffer_pool_pages_dirty"], peak["innodb_buffer_pool_pages_total"], trough["innodb_buffer_pool_pages_free"],
+				float64(peak["innodb_checkpoint_age"])/1e6, float64(d("innodb_data_written"))/1e6)
+		}
+	}
 	sysbench := func(cmd string) (time.Duration, error) {
 		start := time.Now()
 		cpu0 := procCPU(serverPID)
+		if cmd == "prepare" {
+			defer sample()()
+		}
 		defer func() {
 			if cmd == "prepare" {
 				fmt.Fprintf(os.Stderr, "  server CPU %.2fs\n", (procCPU(serverPID) - cpu0).Seconds())
@@ -104,7 +165,10 @@ func run(rows, runs int, method string, conns []string, only string, small bool)
 		}
 		start := time.Now()
 		cpu0, self0 := procCPU(serverPID), procCPU(os.Getpid())
-		if err := w.Setup(context.Background(), sess, workload.Point{}); err != nil {
+		stop := sample()
+		err = w.Setup(context.Background(), sess, workload.Point{})
+		stop()
+		if err != nil {
 			return 0, err
 		}
 		d := time.Since(start)
@@ -187,6 +251,24 @@ func procCPU(pid int) time.Duration {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+s) * time.Second / 100 // USER_HZ
+}
+
+// innodbStatus reads the status counters the flushing hypothesis needs
+// (lower-case names; absent ones are missing from the map).
+func innodbStatus(c *mysqlconn.Conn) map[string]int64 {
+	rows, err := c.Query("SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN " +
+		"('INNODB_BUFFER_POOL_WAIT_FREE', 'INNODB_LOG_WAITS', 'INNODB_BUFFER_POOL_PAGES_FLUSHED', 'INNODB_BUFFER_POOL_PAGES_DIRTY', " +
+		"'INNODB_BUFFER_POOL_PAGES_TOTAL', 'INNODB_BUFFER_POOL_PAGES_FREE', 'INNODB_CHECKPOINT_AGE', 'INNODB_DATA_WRITTEN')")
+	st := map[string]int64{}
+	if err != nil {
+		return st
+	}
+	for _, r := range rows {
+		if v, err := strconv.ParseInt(string(r[1]), 10, 64); err == nil {
+			st[string(r[0])] = v
+		}
+	}
+	return st
 }
 
 func loadavg() string {
