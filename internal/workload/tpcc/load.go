@@ -95,6 +95,7 @@ func ExpectedRows(warehouses int) int64 {
 type LoadStats struct {
 	Rows     int64
 	SQLBytes int64 // bytes of INSERT text or LOAD DATA stream sent
+	Method   LoadMethod
 	Elapsed  time.Duration
 }
 
@@ -116,6 +117,17 @@ const (
 	// does): the server parses fields instead of SQL literals.
 	LoadData
 )
+
+// String names what the method sends, for "N MB of ...".
+func (m LoadMethod) String() string {
+	switch m {
+	case SingleRow:
+		return "one-row prepared INSERTs"
+	case LoadData:
+		return "LOAD DATA LOCAL INFILE stream"
+	}
+	return "multi-row INSERT text"
+}
 
 // Server error numbers meaning "LOAD DATA LOCAL is not allowed".
 const (
@@ -178,11 +190,7 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 		return err
 	}
 	w.lastLoad = st
-	how := "multi-row INSERT text"
-	if method == LoadData {
-		how = "LOAD DATA LOCAL INFILE stream"
-	}
-	s.Log("tpcc: loaded %d rows (%.1f MB of %s) in %s", st.Rows, float64(st.SQLBytes)/1e6, how, st.Elapsed.Round(time.Millisecond))
+	s.Log("tpcc: loaded %d rows (%.1f MB of %s) in %s", st.Rows, float64(st.SQLBytes)/1e6, method, st.Elapsed.Round(time.Millisecond))
 	return nil
 }
 
@@ -281,7 +289,7 @@ feed:
 		return LoadStats{}, err
 	}
 	s.Progress("tpcc load", rows.Load(), rows.Load())
-	return LoadStats{Rows: rows.Load(), SQLBytes: sent.Load(), Elapsed: time.Since(start)}, nil
+	return LoadStats{Rows: rows.Load(), SQLBytes: sent.Load(), Elapsed: time.Since(start), Method: method}, nil
 }
 
 // loader is one load connection.
