@@ -25,26 +25,28 @@ import (
 )
 
 func main() {
-	rows := flag.Int("rows", 1000000, "rows of the one table")
+	rows := flag.Int("rows", 1000000, "rows of each table")
+	tables := flag.Int("tables", 1, "tables (sysbench's and goslap's --tables)")
 	runs := flag.Int("runs", 5, "runs of each program (alternated)")
 	method := flag.String("method", "auto", "goslap --prefill-method")
 	conns := flag.String("conns", "4", "goslap --prefill-connections; a comma-separated list compares them (each alternated with sysbench)")
 	only := flag.String("only", "", "run only this side: goslap or sysbench (profiling)")
 	small := flag.Bool("test-server-sizes", false, "keep the test server's 64M buffer pool and 16M redo log instead of MariaDB's defaults (128M, 96M)")
 	status := flag.Bool("status", false, "sample the server's InnoDB flushing status during every prepare and log it (stderr)")
+	goslapArgs := flag.String("goslap-args", "", "space-separated goslap workload options added to goslap's prepare (a diagnosis, e.g. --auto-inc=off)")
 	extra := flag.String("server-options", "", "comma-separated server options added after the defaults (a diagnosis, e.g. innodb-log-file-size=512M: the issue's figures use MariaDB's defaults)")
 	flag.Parse()
 	var opts []string
 	if *extra != "" {
 		opts = strings.Split(*extra, ",")
 	}
-	if err := run(*rows, *runs, *method, strings.Split(*conns, ","), *only, *small, *status, opts); err != nil {
+	if err := run(*rows, *tables, *runs, *method, strings.Split(*conns, ","), *only, *small, *status, opts, strings.Fields(*goslapArgs)); err != nil {
 		fmt.Fprintln(os.Stderr, "prefillbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows, runs int, method string, conns []string, only string, small, status bool, extra []string) error {
+func run(rows, tables, runs int, method string, conns []string, only string, small, status bool, extra, goslapArgs []string) error {
 	var cfg testserver.Config
 	if !small {
 		// MariaDB 10.11's defaults, which testserver shrinks for start-up speed.
@@ -91,6 +93,7 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 		}
 		stop, done := make(chan struct{}), make(chan struct{})
 		var first, last map[string]int64
+		var samples, waited, autoWaited int
 		peak := map[string]int64{}
 		trough := map[string]int64{}
 		go func() {
@@ -103,6 +106,13 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 					first = st
 				}
 				last = st
+				samples++
+				if st["lock_waiting"] > 0 {
+					waited++
+				}
+				if st["autoinc_waiting"] > 0 {
+					autoWaited++
+				}
 				for k, v := range st {
 					if v > peak[k] {
 						peak[k] = v
@@ -123,6 +133,8 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 			<-done
 			c.Close()
 			d := func(k string) int64 { return last[k] - first[k] }
+			fmt.Fprintf(os.Stderr, "  locks: %d of %d samples saw a transaction waiting for a lock (%d for AUTO-INC), at most %d at once\n",
+				waited, samples, autoWaited, peak["lock_waiting"])
 			fmt.Fprintf(os.Stderr, "  status: wait_free +%d, log_waits +%d, pages flushed +%d, dirty pages max %d of %d, free pages min %d, checkpoint age max %.0f MB, data written +%.0f MB\n",
 				d("innodb_buffer_pool_wait_free"), d("innodb_log_waits"), d("innodb_buffer_pool_pages_flushed"),
 				peak["innodb_buffer_pool_pages_dirty"], peak["innodb_buffer_pool_pages_total"], trough["innodb_buffer_pool_pages_free"],
@@ -141,7 +153,7 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 			}
 		}()
 		c := exec.Command("sysbench", "--mysql-socket="+srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
-			"oltp_read_write", "--tables=1", "--table-size="+size, cmd)
+			"oltp_read_write", "--tables="+strconv.Itoa(tables), "--table-size="+size, cmd)
 		out, err := c.CombinedOutput()
 		if err != nil {
 			return 0, fmt.Errorf("sysbench %s: %v\n%s", cmd, err, out)
@@ -155,8 +167,8 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 	goslap := func(conns string) (time.Duration, error) {
 		s := oltp.NewSettings()
 		p := getopt.NewParser("prefillbench", s.Options(), os.Stderr)
-		if err := p.Parse([]string{"--tables=1", "--table-size=" + size, "--prefill-method=" + method,
-			"--prefill-connections=" + conns}, false); err != nil {
+		if err := p.Parse(append([]string{"--tables=" + strconv.Itoa(tables), "--table-size=" + size, "--prefill-method=" + method,
+			"--prefill-connections=" + conns}, goslapArgs...), false); err != nil {
 			return 0, err
 		}
 		w, err := s.Build("oltp_read_write", workload.Common{Schema: "sbtest", Seed: 1, Verbose: 1})
@@ -201,7 +213,7 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 			fmt.Fprintf(os.Stderr, "run %d sysbench %.2fs  (load %s)\n", i+1, d.Seconds(), loadavg())
 		}
 	}
-	fmt.Printf("| rows | runs | --prefill-connections | goslap median (s) | sysbench median (s) | goslap / sysbench |\n|---|---|---|---|---|---|\n")
+	fmt.Printf("| tables | rows | runs | --prefill-connections | goslap median (s) | sysbench median (s) | goslap / sysbench |\n|---|---|---|---|---|---|---|\n")
 	s := median(ss)
 	for j, n := range conns {
 		g := median(gs[j])
@@ -209,7 +221,7 @@ func run(rows, runs int, method string, conns []string, only string, small, stat
 		if g > 0 && s > 0 {
 			ratio = fmt.Sprintf("%.2f", g.Seconds()/s.Seconds())
 		}
-		fmt.Printf("| %d | %d | %s | %.2f | %.2f | %s |\n", rows, runs, n, g.Seconds(), s.Seconds(), ratio)
+		fmt.Printf("| %d | %d | %d | %s | %.2f | %.2f | %s |\n", tables, rows, runs, n, g.Seconds(), s.Seconds(), ratio)
 	}
 	fmt.Println()
 	for j, n := range conns {
@@ -266,6 +278,16 @@ func innodbStatus(c *mysqlconn.Conn) map[string]int64 {
 	for _, r := range rows {
 		if v, err := strconv.ParseInt(string(r[1]), 10, 64); err == nil {
 			st[string(r[0])] = v
+		}
+	}
+	// Loading transactions waiting for a lock right now, and how many of
+	// them wait for the table's AUTO-INC lock (held to the end of a LOAD
+	// DATA statement under innodb_autoinc_lock_mode=1).
+	if v, err := c.QueryStrings("SELECT CONCAT(COUNT(*), ' ', COALESCE(SUM(l.lock_mode = 'AUTO_INC'), 0)) FROM information_schema.INNODB_TRX t" +
+		" LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id WHERE t.trx_state = 'LOCK WAIT'"); err == nil && len(v) == 1 {
+		var n, auto int64
+		if _, err := fmt.Sscan(v[0], &n, &auto); err == nil {
+			st["lock_waiting"], st["autoinc_waiting"] = n, auto
 		}
 	}
 	return st
