@@ -253,7 +253,6 @@ func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loa
 					return
 				}
 			}
-
 		}()
 	}
 	done := make(chan struct{})
@@ -403,8 +402,8 @@ func (b *batch) flush() error {
 		b.n = 0
 		return nil
 	}
-	// Autocommit: concurrent loaders' INSERTs into customer (its secondary
-	// index) deadlock now and then, and the victim is sent again.
+	// Autocommit: concurrent loaders' statements into customer (its
+	// secondary index) deadlock now and then, and the victim is sent again.
 	if b.tsv {
 		b.l.stream = b.buf
 		err := b.l.conn.ExecOwnTransaction("LOAD DATA LOCAL INFILE 'Reader::" + b.l.handler + "' INTO TABLE " + b.table)
