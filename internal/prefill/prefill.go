@@ -118,7 +118,7 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 	for i := range tables {
 		total += tables[i].Rows
 	}
-	chunks := plan(tables, o.ChunkRows)
+	chunks := plan(tables, o.ChunkRows, o.Connections > 1)
 	res := Result{Method: o.Method}
 	if total == 0 {
 		return res, nil
@@ -263,15 +263,26 @@ type chunk struct {
 	first, count int64
 }
 
-// plan cuts the tables into chunks of at most rows rows, dealt out one
-// table at a time (table 1's first chunk, table 2's first, ..., table 1's
-// second, ...), so that with several tables the connections load different
-// ones at once: a LOAD DATA into a table with an AUTO_INCREMENT column
-// holds the table's AUTO-INC lock to the end of the statement
-// (innodb_autoinc_lock_mode=1, the default), so two of them into one table
-// run one after the other.
-func plan(tables []Table, rows int64) []chunk {
+// plan cuts the tables into chunks of at most rows rows. For several
+// connections (inTurn) they are dealt out one table at a time (table 1's
+// first chunk, table 2's first, ..., table 1's second, ...), so that with
+// several tables the connections load different ones at once: a LOAD DATA
+// into a table with an AUTO_INCREMENT column holds the table's AUTO-INC
+// lock to the end of the statement (innodb_autoinc_lock_mode=1, the
+// default), so two of them into one table run one after the other. One
+// connection loads table after table (in turn cost it more server CPU:
+// 4.4-4.6 s against 3.7-3.8 s for 4 tables of 250,000 rows).
+func plan(tables []Table, rows int64, inTurn bool) []chunk {
 	var chunks []chunk
+	if !inTurn {
+		for i := range tables {
+			t := &tables[i]
+			for f := int64(0); f < t.Rows; f += rows {
+				chunks = append(chunks, chunk{t, f, min(rows, t.Rows-f)})
+			}
+		}
+		return chunks
+	}
 	for f := int64(0); ; f += rows {
 		more := false
 		for i := range tables {
