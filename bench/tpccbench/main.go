@@ -42,7 +42,7 @@ func main() {
 	warehouses := flag.Int("warehouses", 1, "warehouses to load")
 	runs := flag.Int("runs", 5, "runs of each arm (alternated)")
 	conns := flag.Int("conns", 4, "connections of the parallel batched arm")
-	arms := flag.String("arms", "single-row,batched-1,batched-N", "arms to run")
+	arms := flag.String("arms", "single-row,batched-1,batched-N,load-data-1,load-data-N", "arms to run")
 	profile := flag.String("cpuprofile", "", "write the client's CPU profile of all runs to this file")
 	flag.Parse()
 	if *profile != "" {
@@ -73,8 +73,12 @@ func run(warehouses, runs, conns int, names []string) error {
 			all = append(all, &arm{name: "batched multi-row INSERT", method: tpcc.Batched, conns: 1})
 		case "batched-N":
 			all = append(all, &arm{name: "batched multi-row INSERT, parallel", method: tpcc.Batched, conns: conns})
+		case "load-data-1":
+			all = append(all, &arm{name: "LOAD DATA LOCAL INFILE", method: tpcc.LoadData, conns: 1})
+		case "load-data-N":
+			all = append(all, &arm{name: "LOAD DATA LOCAL INFILE, parallel", method: tpcc.LoadData, conns: conns})
 		default:
-			return fmt.Errorf("unknown arm %q (single-row, batched-1, batched-N)", n)
+			return fmt.Errorf("unknown arm %q (single-row, batched-1, batched-N, load-data-1, load-data-N)", n)
 		}
 	}
 	// The load must measure the client's method, not fsync or a buffer pool
@@ -135,7 +139,7 @@ func run(warehouses, runs, conns int, names []string) error {
 			if err := w.Teardown(ctx, sess, p); err != nil {
 				return err
 			}
-			if st.SQLBytes > 0 {
+			if a.method == tpcc.Batched {
 				sqlBytes = st.SQLBytes
 			}
 			a.runs = append(a.runs, st)

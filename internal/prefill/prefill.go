@@ -115,18 +115,10 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 		o.Phase = "prefill"
 	}
 	var total int64
-	type chunk struct {
-		t            *Table
-		first, count int64
-	}
-	var chunks []chunk
 	for i := range tables {
-		t := &tables[i]
-		total += t.Rows
-		for f := int64(0); f < t.Rows; f += o.ChunkRows {
-			chunks = append(chunks, chunk{t, f, min(o.ChunkRows, t.Rows-f)})
-		}
+		total += tables[i].Rows
 	}
+	chunks := plan(tables, o.ChunkRows, o.Connections > 1)
 	res := Result{Method: o.Method}
 	if total == 0 {
 		return res, nil
@@ -262,6 +254,47 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 	}
 	res.Rows = done.Load()
 	return res, nil
+}
+
+// chunk is rows first..first+count-1 of one table, one LOAD DATA or one
+// run of INSERTs.
+type chunk struct {
+	t            *Table
+	first, count int64
+}
+
+// plan cuts the tables into chunks of at most rows rows. For several
+// connections (inTurn) they are dealt out one table at a time (table 1's
+// first chunk, table 2's first, ..., table 1's second, ...), so that with
+// several tables the connections load different ones at once: a LOAD DATA
+// into a table with an AUTO_INCREMENT column holds the table's AUTO-INC
+// lock to the end of the statement (innodb_autoinc_lock_mode=1, the
+// default), so two of them into one table run one after the other. One
+// connection loads table after table (in turn cost it more server CPU:
+// 4.4-4.6 s against 3.7-3.8 s for 4 tables of 250,000 rows).
+func plan(tables []Table, rows int64, inTurn bool) []chunk {
+	var chunks []chunk
+	if !inTurn {
+		for i := range tables {
+			t := &tables[i]
+			for f := int64(0); f < t.Rows; f += rows {
+				chunks = append(chunks, chunk{t, f, min(rows, t.Rows-f)})
+			}
+		}
+		return chunks
+	}
+	for f := int64(0); ; f += rows {
+		more := false
+		for i := range tables {
+			if t := &tables[i]; f < t.Rows {
+				chunks = append(chunks, chunk{t, f, min(rows, t.Rows-f)})
+				more = true
+			}
+		}
+		if !more {
+			return chunks
+		}
+	}
 }
 
 // on reads a boolean server variable (1 or ON).

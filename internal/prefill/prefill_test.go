@@ -211,3 +211,33 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 }
+
+// TestPlanDealsTablesInTurn: concurrent connections get chunks of
+// different tables (a LOAD DATA holds its table's AUTO-INC lock), one
+// connection table after table, and every row of every table is in
+// exactly one chunk.
+func TestPlanDealsTablesInTurn(t *testing.T) {
+	for _, tc := range []struct {
+		rows   []int64
+		inTurn bool
+		want   string
+	}{
+		{[]int64{5}, true, "a0+2 a2+2 a4+1"},
+		{[]int64{5, 3}, true, "a0+2 b0+2 a2+2 b2+1 a4+1"},
+		{[]int64{0, 2, 4}, true, "b0+2 c0+2 c2+2"},
+		{nil, true, ""},
+		{[]int64{5, 3}, false, "a0+2 a2+2 a4+1 b0+2 b2+1"},
+	} {
+		var tables []Table
+		for i, n := range tc.rows {
+			tables = append(tables, Table{Name: string(rune('a' + i)), Rows: n})
+		}
+		var got []string
+		for _, c := range plan(tables, 2, tc.inTurn) {
+			got = append(got, fmt.Sprintf("%s%d+%d", c.t.Name, c.first, c.count))
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("tables %v, in turn %v: %q, want %q", tc.rows, tc.inTurn, s, tc.want)
+		}
+	}
+}

@@ -1,15 +1,19 @@
 package tpcc
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -46,23 +50,33 @@ func (t loadTask) stream() uint64 {
 const chunk = 10000 // items or stock rows per task
 
 func loadTasks(warehouses int) []loadTask {
-	var ts []loadTask
-	// The largest tasks first, so the tail of the load stays parallel.
+	// One list per table group, dealt out in turn: connections that run at
+	// the same time then mostly fill different tables, each B-tree growing
+	// at its end instead of at several points at once (page splits in the
+	// middle, latch waits). The largest groups lead, so the tail of the
+	// load stays parallel.
+	var orders, customers, stock, items []loadTask
 	for w := 1; w <= warehouses; w++ {
 		for d := 1; d <= distPerWH; d++ {
-			ts = append(ts, loadTask{kind: taskOrders, w: w, d: d})
-		}
-	}
-	for w := 1; w <= warehouses; w++ {
-		for d := 1; d <= distPerWH; d++ {
-			ts = append(ts, loadTask{kind: taskCustomers, w: w, d: d})
+			orders = append(orders, loadTask{kind: taskOrders, w: w, d: d})
+			customers = append(customers, loadTask{kind: taskCustomers, w: w, d: d})
 		}
 		for lo := 1; lo <= stockPerWH; lo += chunk {
-			ts = append(ts, loadTask{kind: taskStock, w: w, lo: lo, hi: lo + chunk - 1})
+			stock = append(stock, loadTask{kind: taskStock, w: w, lo: lo, hi: lo + chunk - 1})
 		}
 	}
 	for lo := 1; lo <= maxItems; lo += chunk {
-		ts = append(ts, loadTask{kind: taskItems, lo: lo, hi: lo + chunk - 1})
+		items = append(items, loadTask{kind: taskItems, lo: lo, hi: lo + chunk - 1})
+	}
+	groups := [][]loadTask{orders, stock, customers, items}
+	var ts []loadTask
+	for len(ts) < len(orders)+len(customers)+len(stock)+len(items) {
+		for i, g := range groups {
+			if len(g) > 0 {
+				ts = append(ts, g[0])
+				groups[i] = g[1:]
+			}
+		}
 	}
 	for w := 1; w <= warehouses; w++ {
 		ts = append(ts, loadTask{kind: taskWarehouse, w: w})
@@ -80,7 +94,8 @@ func ExpectedRows(warehouses int) int64 {
 // LoadStats is what a load did.
 type LoadStats struct {
 	Rows     int64
-	SQLBytes int64 // bytes of INSERT text sent
+	SQLBytes int64 // bytes of INSERT text or LOAD DATA stream sent
+	Method   LoadMethod
 	Elapsed  time.Duration
 }
 
@@ -97,7 +112,49 @@ const (
 	// per part, as tpcc_load does: kept only as the baseline the batched
 	// load is measured against (bench/tpccbench).
 	SingleRow
+	// LoadData streams each batch as tab-separated rows through LOAD DATA
+	// LOCAL INFILE (the driver's reader handler, as internal/prefill
+	// does): the server parses fields instead of SQL literals.
+	LoadData
 )
+
+// String names what the method sends, for "N MB of ...".
+func (m LoadMethod) String() string {
+	switch m {
+	case SingleRow:
+		return "one-row prepared INSERTs"
+	case LoadData:
+		return "LOAD DATA LOCAL INFILE stream"
+	}
+	return "multi-row INSERT text"
+}
+
+// Server error numbers meaning "LOAD DATA LOCAL is not allowed".
+const (
+	errNotAllowed       = 1148 // ER_NOT_ALLOWED_COMMAND
+	errLocalInfileOff   = 3948 // MySQL 8: ER_CLIENT_LOCAL_FILES_DISABLED
+	errLoadInfileNoCaps = 4166 // MariaDB: ER_LOAD_INFILE_CAPABILITY_DISABLED
+)
+
+// loadMethod is the method Setup loads with: LOAD DATA LOCAL INFILE when
+// the server accepts it (an empty stream into the empty warehouse table
+// asks it), else multi-row INSERTs.
+func loadMethod(c *mysqlconn.Conn) (LoadMethod, error) {
+	name := "goslap-tpcc-probe-" + strconv.FormatUint(handlerSeq.Add(1), 10)
+	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(nil) })
+	defer mysql.DeregisterReaderHandler(name)
+	err := c.Exec("LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE warehouse")
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && (me.Number == errNotAllowed || me.Number == errLocalInfileOff || me.Number == errLoadInfileNoCaps) {
+		return Batched, nil
+	}
+	if err != nil {
+		return Batched, fmt.Errorf("load: LOAD DATA LOCAL INFILE probe: %w", err)
+	}
+	return LoadData, nil
+}
+
+var handlerSeq atomic.Uint64
 
 // Fill creates the nine tables in an empty schema and loads the point's
 // warehouses with method over conns connections (0: as Setup would),
@@ -118,24 +175,27 @@ func (w *Workload) Fill(ctx context.Context, s *workload.Session, p workload.Poi
 		conns = w.loadConnections(p)
 	}
 	wh := w.warehouses(p)
-	return w.runLoad(ctx, s, loadTasks(wh), conns, method == SingleRow, ExpectedRows(wh))
+	return w.runLoad(ctx, s, loadTasks(wh), conns, method, ExpectedRows(wh))
 }
 
 // load fills the created tables over several connections.
 func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Point, warehouses int) error {
 	s.Log("tpcc: loading %d warehouse(s)", warehouses)
-	st, err := w.runLoad(ctx, s, loadTasks(warehouses), w.loadConnections(p), false, ExpectedRows(warehouses))
+	method, err := loadMethod(s.Main)
+	if err != nil {
+		return err
+	}
+	st, err := w.runLoad(ctx, s, loadTasks(warehouses), w.loadConnections(p), method, ExpectedRows(warehouses))
 	if err != nil {
 		return err
 	}
 	w.lastLoad = st
-	s.Log("tpcc: loaded %d rows (%.1f MB of INSERT text) in %s", st.Rows, float64(st.SQLBytes)/1e6, st.Elapsed.Round(time.Millisecond))
+	s.Log("tpcc: loaded %d rows (%.1f MB of %s) in %s", st.Rows, float64(st.SQLBytes)/1e6, method, st.Elapsed.Round(time.Millisecond))
 	return nil
 }
 
-// runLoad runs tasks over n connections; singleRow sends each row alone
-// through a prepared statement in transactions (the baseline).
-func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loadTask, n int, singleRow bool, total int64) (LoadStats, error) {
+// runLoad runs tasks over n connections with method.
+func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loadTask, n int, method LoadMethod, total int64) (LoadStats, error) {
 	if n > len(tasks) {
 		n = len(tasks)
 	}
@@ -148,7 +208,7 @@ func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loa
 	start := time.Now()
 	now := start.UTC().Format("2006-01-02 15:04:05")
 	consts := newConstants(w.common.Seed)
-	var rows, bytes atomic.Int64
+	var rows, sent atomic.Int64
 	queue := make(chan loadTask)
 	var (
 		wg       sync.WaitGroup
@@ -171,14 +231,22 @@ func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loa
 			// tpcc_load's session: the rows are unique and consistent by
 			// construction.
 			set := "SET SESSION unique_checks = 0, foreign_key_checks = 0"
-			if singleRow {
+			if method == SingleRow {
 				set += ", autocommit = 0"
 			}
 			if err := c.Exec(set); err != nil {
 				fail(err)
 				return
 			}
-			l := &loader{conn: c, now: now, c: consts, seed: w.common.Seed, singleRow: singleRow, rows: &rows, bytes: &bytes}
+			l := &loader{conn: c, now: now, c: consts, seed: w.common.Seed, method: method, rows: &rows, bytes: &sent}
+			if method == LoadData {
+				// One handler per connection, handing the server the
+				// batch being flushed: a fresh reader per request, so a
+				// deadlock victim's stream can be sent again.
+				l.handler = "goslap-tpcc-" + strconv.FormatUint(handlerSeq.Add(1), 10)
+				mysql.RegisterReaderHandler(l.handler, func() io.Reader { return bytes.NewReader(l.stream) })
+				defer mysql.DeregisterReaderHandler(l.handler)
+			}
 			for t := range queue {
 				if err := l.run(t); err != nil {
 					fail(err)
@@ -220,28 +288,34 @@ feed:
 		return LoadStats{}, err
 	}
 	s.Progress("tpcc load", rows.Load(), rows.Load())
-	return LoadStats{Rows: rows.Load(), SQLBytes: bytes.Load(), Elapsed: time.Since(start)}, nil
+	return LoadStats{Rows: rows.Load(), SQLBytes: sent.Load(), Elapsed: time.Since(start), Method: method}, nil
 }
 
 // loader is one load connection.
 type loader struct {
 	conn        *mysqlconn.Conn
 	now         string // the load's timestamp
-	singleRow   bool   // tpcc_load's one-row prepared INSERTs (the baseline)
+	method      LoadMethod
+	handler     string // LoadData: the reader handler's name
+	stream      []byte // LoadData: the rows the handler hands out
 	c           constants
 	seed        uint64
 	rows, bytes *atomic.Int64
 }
 
-// batch accumulates one table's rows into multi-row INSERTs. With a
-// prepared statement (single) it sends each row alone through it instead:
-// tpcc_load's method, kept only as the baseline the load is measured
-// against (BENCHMARKS.md).
+// batch accumulates one table's rows into multi-row INSERTs, or into
+// tab-separated lines for LOAD DATA (tsv). With a prepared statement
+// (single) it sends each row alone through it instead: tpcc_load's
+// method, kept only as the baseline the load is measured against
+// (BENCHMARKS.md).
 type batch struct {
-	l    *loader
-	head string
-	buf  []byte
-	n    int
+	l     *loader
+	table string
+	head  string
+	buf   []byte
+	n     int
+	tsv   bool
+	sep   byte // after each field: ',' in an INSERT, '\t' in a LOAD DATA line
 
 	single  *mysqlconn.Stmt
 	args    []driver.NamedValue
@@ -254,8 +328,12 @@ var columns = map[string]int{"warehouse": 9, "district": 11, "customer": 21, "hi
 	"orders": 8, "order_line": 10, "item": 5, "stock": 17}
 
 func (l *loader) batch(table string) (*batch, error) {
-	b := &batch{l: l, head: "INSERT INTO " + table + " VALUES "}
-	if !l.singleRow {
+	b := &batch{l: l, table: table, head: "INSERT INTO " + table + " VALUES ", sep: ','}
+	switch l.method {
+	case LoadData:
+		b.tsv, b.sep, b.head = true, '\t', ""
+		fallthrough
+	case Batched:
 		b.buf = make([]byte, 0, batchBytes+64<<10)
 		return b, nil
 	}
@@ -274,6 +352,12 @@ func (b *batch) row() {
 		b.args = b.args[:0]
 		return
 	}
+	if b.tsv {
+		if b.n == 0 {
+			b.buf = b.buf[:0]
+		}
+		return
+	}
 	if b.n == 0 {
 		b.buf = append(b.buf[:0], b.head...)
 	} else {
@@ -282,16 +366,21 @@ func (b *batch) row() {
 	b.buf = append(b.buf, '(')
 }
 
-// end closes the row (its last ',' becomes ')') and sends the batch when full.
+// end closes the row (its last separator becomes ')', or the line's end)
+// and sends the batch when full.
 func (b *batch) end() error {
 	if b.single != nil {
 		if err := b.single.Exec(b.args); err != nil {
-			return fmt.Errorf("load: %s: %w", b.head[:len(b.head)-8], err)
+			return fmt.Errorf("load: INSERT INTO %s: %w", b.table, err)
 		}
 		b.n++
 		return nil
 	}
-	b.buf[len(b.buf)-1] = ')'
+	if b.tsv {
+		b.buf[len(b.buf)-1] = '\n'
+	} else {
+		b.buf[len(b.buf)-1] = ')'
+	}
 	b.n++
 	if len(b.buf) >= batchBytes {
 		return b.flush()
@@ -313,10 +402,17 @@ func (b *batch) flush() error {
 		b.n = 0
 		return nil
 	}
-	// Autocommit: concurrent loaders' INSERTs into customer (its secondary
-	// index) deadlock now and then, and the victim is sent again.
-	if err := b.l.conn.ExecOwnTransaction(string(b.buf)); err != nil {
-		return fmt.Errorf("load: %s: %w", b.head[:len(b.head)-8], err)
+	// Autocommit: concurrent loaders' statements into customer (its
+	// secondary index) deadlock now and then, and the victim is sent again.
+	if b.tsv {
+		b.l.stream = b.buf
+		err := b.l.conn.ExecOwnTransaction("LOAD DATA LOCAL INFILE 'Reader::" + b.l.handler + "' INTO TABLE " + b.table)
+		b.l.stream = nil
+		if err != nil {
+			return fmt.Errorf("load: LOAD DATA INTO %s: %w", b.table, err)
+		}
+	} else if err := b.l.conn.ExecOwnTransaction(string(b.buf)); err != nil {
+		return fmt.Errorf("load: INSERT INTO %s: %w", b.table, err)
 	}
 	b.l.rows.Add(int64(b.n))
 	b.l.bytes.Add(int64(len(b.buf)))
@@ -334,12 +430,19 @@ func (b *batch) arg(v any) {
 	b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
 }
 
-// text adds a field from f's output: quoted in a multi-row INSERT, a
-// string argument for the single-row statement.
+// text adds a field from f's output: quoted in a multi-row INSERT, bare
+// in a LOAD DATA line (the generators write letters, digits, spaces, '-',
+// ':' and '.' only, which neither format escapes), a string argument for
+// the single-row statement.
 func (b *batch) text(f func([]byte) []byte) {
 	if b.single != nil {
 		b.scratch = f(b.scratch[:0])
 		b.arg(string(b.scratch))
+		return
+	}
+	if b.tsv {
+		b.buf = f(b.buf)
+		b.buf = append(b.buf, '\t')
 		return
 	}
 	b.buf = append(b.buf, '\'')
@@ -353,7 +456,7 @@ func (b *batch) int(v int) {
 		return
 	}
 	b.buf = strconv.AppendInt(b.buf, int64(v), 10)
-	b.buf = append(b.buf, ',')
+	b.buf = append(b.buf, b.sep)
 }
 
 // lit adds a constant string field (without quotes).
@@ -366,6 +469,10 @@ func (b *batch) null() {
 		b.arg(nil)
 		return
 	}
+	if b.tsv {
+		b.buf = append(b.buf, '\\', 'N', '\t')
+		return
+	}
 	b.buf = append(b.buf, "NULL,"...)
 }
 
@@ -375,7 +482,7 @@ func (b *batch) cents(v int) {
 		return
 	}
 	b.buf = appendCents(b.buf, int64(v))
-	b.buf = append(b.buf, ',')
+	b.buf = append(b.buf, b.sep)
 }
 
 func (b *batch) astr(g rng, lo, hi int) {

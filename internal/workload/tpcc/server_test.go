@@ -384,9 +384,10 @@ func contains(s, sub string) bool {
 	return false
 }
 
-// TestSingleRowLoadSameData: the baseline method writes the same rows as
-// the batched load (same seed), so the loader benchmark compares methods,
-// not data. A slice of the tasks keeps the one-row-per-statement side short.
+// TestSingleRowLoadSameData: the baseline method and LOAD DATA write the
+// same rows as the batched load (same seed), so the loader benchmark
+// compares methods, not data. A slice of the tasks keeps the
+// one-row-per-statement side short.
 func TestSingleRowLoadSameData(t *testing.T) {
 	tasks := []loadTask{
 		{kind: taskItems, lo: 1, hi: 2000},
@@ -395,19 +396,20 @@ func TestSingleRowLoadSameData(t *testing.T) {
 		{kind: taskCustomers, w: 1, d: 3},
 		{kind: taskOrders, w: 1, d: 3},
 	}
-	sums := map[bool][]string{}
-	for _, single := range []bool{false, true} {
-		e := newEnv(t, fmt.Sprintf("tpcc_single_%v", single))
+	sums := map[LoadMethod][]string{}
+	methods := []LoadMethod{Batched, SingleRow, LoadData}
+	for _, m := range methods {
+		e := newEnv(t, fmt.Sprintf("tpcc_method_%d", m))
 		w := build(t, 1, e.schema)
 		if err := createTables(e.sess, workload.Point{}); err != nil {
 			t.Fatal(err)
 		}
-		st, err := w.runLoad(context.Background(), e.sess, tasks, 2, single, 0)
+		st, err := w.runLoad(context.Background(), e.sess, tasks, 2, m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := int64(2000 + 1 + 10 + 2000 + 6000 + 3000 + 900 + e.count("SELECT COUNT(*) FROM order_line")); st.Rows != want {
-			t.Errorf("single-row %v: %d rows counted, want %d", single, st.Rows, want)
+			t.Errorf("method %d: %d rows counted, want %d", m, st.Rows, want)
 		}
 		// The load's timestamp is the only difference allowed.
 		if err := e.main.Exec("UPDATE customer SET c_since = '2000-01-01'; UPDATE history SET h_date = '2000-01-01';" +
@@ -419,12 +421,48 @@ func TestSingleRowLoadSameData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sums[single] = append(sums[single], tb+"="+string(rows[0][1]))
+			sums[m] = append(sums[m], tb+"="+string(rows[0][1]))
 		}
 	}
-	for i := range sums[false] {
-		if sums[false][i] != sums[true][i] {
-			t.Errorf("batched %s, single-row %s", sums[false][i], sums[true][i])
+	for _, m := range methods[1:] {
+		for i := range sums[Batched] {
+			if sums[Batched][i] != sums[m][i] {
+				t.Errorf("batched %s, method %d %s", sums[Batched][i], m, sums[m][i])
+			}
 		}
+	}
+}
+
+// TestLoadMethodFollowsLocalInfile: the load streams LOAD DATA LOCAL
+// INFILE where the server accepts it and falls back to multi-row INSERTs
+// where it refuses it (local_infile=OFF), without leaving a row behind.
+func TestLoadMethodFollowsLocalInfile(t *testing.T) {
+	for _, tc := range []struct {
+		localInfile string
+		want        LoadMethod
+	}{
+		{"1", LoadData},
+		{"0", Batched},
+	} {
+		t.Run("local_infile="+tc.localInfile, func(t *testing.T) {
+			e := newEnv(t, "tpcc_method_probe")
+			if err := createTables(e.sess, workload.Point{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.main.Exec("SET GLOBAL local_infile=" + tc.localInfile); err != nil {
+				t.Fatal(err)
+			}
+			defer e.main.Exec("SET GLOBAL local_infile=1")
+			got, err := loadMethod(e.main)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("load method %d, want %d", got, tc.want)
+			}
+			if n := e.count("SELECT COUNT(*) FROM warehouse"); n != 0 {
+				t.Errorf("the probe left %d warehouse rows", n)
+			}
+		})
 	}
 }

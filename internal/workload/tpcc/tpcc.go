@@ -7,7 +7,8 @@
 // transaction, the consistency check and the tpmC report.
 //
 // Where it does better than tpcc-mysql, by design: the load is parallel and
-// batched (multi-row INSERTs over several connections), and latencies are
+// batched (LOAD DATA LOCAL INFILE streams, or multi-row INSERTs where the
+// server refuses LOCAL, over several connections), and latencies are
 // elapsed time in the engine's µs histograms, one per transaction type.
 package tpcc
 
