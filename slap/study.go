@@ -369,6 +369,7 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	// The table the chart draws is printed too.
 	cfg.Table = sb.Plot != ""
 	cfg.Base = endpointOf(o)
+	cfg.InitCommand = o.InitCommand
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}

@@ -272,3 +272,41 @@ func TestWorkloadDefaultLimits(t *testing.T) {
 		t.Errorf("not 10000 transactions:\n%s", out)
 	}
 }
+
+// TestWorkloadInitCommand: --init-command runs on every client connection
+// of a --workload run, as on mysqlslap's, and on no other connection.
+func TestWorkloadInitCommand(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE DATABASE ic_log", "CREATE TABLE ic_log.seen (id BIGINT)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer db.Exec("DROP DATABASE ic_log")
+	common := []string{"--workload=oltp_point_select", "--create-schema=ic_wl", "--table-size=100",
+		"--init-command=INSERT INTO ic_log.seen VALUES (CONNECTION_ID())"}
+	mustMain(t, s, append(common, "prepare")...)
+	mustMain(t, s, append(common, "-c", "3", "--run-time=1s", "run")...)
+	mustMain(t, s, append(common, "cleanup")...)
+	var n, distinct int
+	if err := db.QueryRow("SELECT COUNT(*), COUNT(DISTINCT id) FROM ic_log.seen").Scan(&n, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 || distinct != 3 {
+		t.Errorf("--init-command ran %d times on %d connections, want once on each of the 3 clients'", n, distinct)
+	}
+
+	// A failing one fails the run, as it fails mysqlslap's clients.
+	mustMain(t, s, append(common, "prepare")...)
+	defer mustMain(t, s, append(common, "cleanup")...)
+	code, _, errOut := runMain(t, s, "--workload=oltp_point_select", "--create-schema=ic_wl", "--table-size=100",
+		"--init-command=SELECT no_such_column", "-c", "2", "--run-time=1s", "run")
+	if code == 0 || !strings.Contains(errOut, "no_such_column") {
+		t.Errorf("a failing --init-command: exit %d, stderr %q; want an error naming it", code, errOut)
+	}
+}

@@ -164,6 +164,10 @@ type Config struct {
 	// ("" = none): the front end's connection options (TLS, auth,
 	// compression) applied to where the target is.
 	Driver func(ep compare.Endpoint, schema string) (*mysql.Config, error)
+	// InitCommand is run on every client connection and reconnection
+	// (mysqlslap's --init-command; "" = none). The preparing and
+	// cleaning connections do not run it, as mysqlslap's main one does not.
+	InitCommand string
 
 	Observer Observer
 

@@ -155,6 +155,7 @@ type runner struct {
 	res     *Result
 	conn    *mysqlconn.Connector // to the schema
 	root    *mysqlconn.Connector // without a schema
+	clients *mysqlconn.Connector // to the schema, with the clients' --init-command
 	wl      workload.Workload
 }
 
@@ -178,6 +179,9 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		return nil, err
 	}
 	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
+		return nil, err
+	}
+	if r.clients, err = mysqlconn.NewConnector(schemaCfg, cfg.InitCommand); err != nil {
 		return nil, err
 	}
 	// A fresh workload per target: its record of what it created is this
@@ -378,7 +382,7 @@ func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload
 	if cfg.Observer.Begin != nil {
 		cfg.Observer.Begin(r.label, it)
 	}
-	plan := engine.Plan{Connector: r.conn, Workload: r.wl, Load: load, Iteration: it, Clients: it.Clients,
+	plan := engine.Plan{Connector: r.clients, Workload: r.wl, Load: load, Iteration: it, Clients: it.Clients,
 		Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
 		Ignore: cfg.Ignore, Seed: cfg.Common.Seed}
 	if cfg.Shard != nil {
