@@ -153,7 +153,7 @@ func (s *Settings) Options() []*getopt.Option {
 	str(&s.MyisamMaxRows, "MAX_ROWS of 0.4 MyISAM and all 0.5 tables.", "myisam-max-rows")
 	str(&s.EngineTrx, "0.4/0.5: is the engine transactional (auto, yes, no).", "mysql-engine-trx")
 	flag(&s.PointSelectAllCols, "0.4: point selects read every column.", "oltp-point-select-all-cols")
-	str(&s.PrefillConnections, "Connections loading the tables in parallel at prepare.", "prefill-connections")
+	str(&s.PrefillConnections, "Connections loading the tables in parallel at prepare (they speed up several tables; on one table they take turns, since each LOAD DATA holds the table's AUTO-INC lock).", "prefill-connections")
 	str(&s.PrefillMethod, "Prepare's bulk load: auto (LOAD DATA LOCAL when the server allows it), insert, load-data.", "prefill-method")
 	return out
 }
