@@ -127,16 +127,9 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 	}
 	writeMergeNote(stderr, d)
 	if c.json != "" {
-		var buf bytes.Buffer
-		if err := jsondoc.Encode(&buf, d); err != nil {
-			return fail("merge: writing the merged document: %v", err)
-		}
-		if c.json == "-" {
-			if _, err := stdout.Write(buf.Bytes()); err != nil {
-				return fail("merge: writing the merged document: %v", err)
-			}
-		} else if err := os.WriteFile(c.json, buf.Bytes(), 0o666); err != nil {
-			return fail("merge: writing the merged document: %v", err)
+		// The document is written as a run's --json writes it.
+		if err := writeJSON(&Options{Ext: Extensions{JSONSet: true, JSON: c.json}}, stdout, d); err != nil {
+			return report(stderr, err)
 		}
 	}
 	if c.json != "-" {
