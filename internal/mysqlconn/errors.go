@@ -124,9 +124,16 @@ func ErrorText(err error) string {
 	return err.Error()
 }
 
+// ServerCode is the server's error number in err, 0 when err is not a
+// server error.
+func ServerCode(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
 // IsDeadlock reports the server's ER_LOCK_DEADLOCK (1213): the statement's
 // whole transaction was rolled back.
-func IsDeadlock(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1213
-}
+func IsDeadlock(err error) bool { return ServerCode(err) == 1213 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // DefaultBarrierDelay is the wait after the barrier's last arrival when
@@ -286,7 +288,8 @@ func (s *Starter) table() string {
 // missing reports the error of a barrier table (or its schema) that is
 // not there (yet, or any more): 1146 no such table, 1049 no such schema.
 func missing(err error) bool {
-	return strings.Contains(err.Error(), "1146") || strings.Contains(err.Error(), "1049")
+	code := mysqlconn.ServerCode(err)
+	return code == 1146 || code == 1049
 }
 
 func (s *Starter) create() error {
