@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
@@ -45,25 +46,12 @@ func TestShardedMysqlslapSendsWhatOneMachineSends(t *testing.T) {
 				args := append([]string{"--create-schema=shard_streams_" + run, "--create=CREATE TABLE t (v BIGINT)",
 					"--query=INSERT INTO t VALUES ({number:1,1000000000})", "--templates", "--seed=7",
 					"--post-query=INSERT INTO " + keep + ".kept SELECT v FROM t"}, tc.args...)
-				var wg sync.WaitGroup
-				errs := make([]string, shards)
-				for i := range shards {
-					a := args
-					if shards > 1 {
-						a = append(slices.Clone(args), fmt.Sprintf("--shard=%d/%d", i, shards), "--start-at=barrier+100ms", "--run-id=streams-"+run, "--shard-wait=30s")
+				runShards(t, s, shards, func(i int) []string {
+					if shards == 1 {
+						return args
 					}
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						if code, _, stderr := runMain(t, s, a...); code != 0 {
-							errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, stderr)
-						}
-					}()
-				}
-				wg.Wait()
-				if msg := strings.Join(errs, ""); msg != "" {
-					t.Fatal(msg)
-				}
+					return append(slices.Clone(args), fmt.Sprintf("--shard=%d/%d", i, shards), "--start-at=barrier+100ms", "--run-id=streams-"+run, "--shard-wait=30s")
+				})
 				r, err := db.Query("SELECT v FROM " + keep + ".kept ORDER BY v")
 				if err != nil {
 					t.Fatal(err)
@@ -98,26 +86,14 @@ func TestShardedMysqlslapSendsWhatOneMachineSends(t *testing.T) {
 func TestShardedMysqlslapRate(t *testing.T) {
 	s := servertest.Require(t)
 	dir := t.TempDir()
-	var wg sync.WaitGroup
-	errs := make([]string, 2)
 	var files []string
 	for i := range 2 {
-		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-		files = append(files, f)
-		args := []string{"--query=SELECT 1", "--create-schema=shard_rate", "--create=CREATE TABLE t (id INT)", "-c", "5", "--rate=200", "--run-time=1s",
-			fmt.Sprintf("--shard=%d/2", i), "--start-at=barrier+100ms", "--run-id=rate", "--shard-wait=30s", "--json=" + f}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if code, _, stderr := runMain(t, s, args...); code != 0 {
-				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, stderr)
-			}
-		}()
+		files = append(files, filepath.Join(dir, fmt.Sprintf("shard-%d.json", i)))
 	}
-	wg.Wait()
-	if msg := strings.Join(errs, ""); msg != "" {
-		t.Fatal(msg)
-	}
+	runShards(t, s, 2, func(i int) []string {
+		return []string{"--query=SELECT 1", "--create-schema=shard_rate", "--create=CREATE TABLE t (id INT)", "-c", "5", "--rate=200", "--run-time=1s",
+			fmt.Sprintf("--shard=%d/2", i), "--start-at=barrier+100ms", "--run-id=rate", "--shard-wait=30s", "--json=" + files[i]}
+	})
 	for i, want := range []struct {
 		clients int
 		rate    float64
@@ -143,5 +119,27 @@ func TestShardedMysqlslapRate(t *testing.T) {
 	d, err := jsondoc.Decode(bytes.NewReader(data))
 	if err != nil || d.Benchmarks[0].Concurrency != 5 || d.Benchmarks[0].Rate == nil || d.Benchmarks[0].Rate.Target != 200 {
 		t.Errorf("merged: %v %+v", err, d.Benchmarks)
+	}
+}
+
+// runShards runs n goslap shard processes' command lines (argsOf(i)) at
+// once, in this process, against s, and fails the test if any fails.
+func runShards(t *testing.T, s *testserver.Server, n int, argsOf func(i int) []string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]string, n)
+	for i := range n {
+		args := argsOf(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if code, _, stderr := runMain(t, s, args...); code != 0 {
+				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	if msg := strings.Join(errs, ""); msg != "" {
+		t.Fatal(msg)
 	}
 }
