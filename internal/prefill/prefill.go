@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -89,15 +88,6 @@ type Result struct {
 	Method Method // the method used (Insert or LoadData)
 	Rows   int64
 }
-
-// Server error numbers meaning "LOAD DATA LOCAL is not allowed".
-const (
-	errNotAllowed       = 1148 // ER_NOT_ALLOWED_COMMAND
-	errLocalInfileOff   = 3948 // MySQL 8: ER_CLIENT_LOCAL_FILES_DISABLED
-	errLoadInfileNoCaps = 4166 // MariaDB: ER_LOAD_INFILE_CAPABILITY_DISABLED
-)
-
-var handlerSeq atomic.Uint64
 
 // Load fills tables (assumed empty) over s.Connect connections, reporting
 // progress through s.Progress.
@@ -225,7 +215,7 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 				var err error
 				if res.Method == LoadData && !fallback.Load() {
 					err = l.loadData(ch.t, ch.first, ch.count, progress)
-					if c := code(err); o.Method == Auto && (c == errNotAllowed || c == errLocalInfileOff || c == errLoadInfileNoCaps) {
+					if o.Method == Auto && mysqlconn.LocalInfileRefused(err) {
 						fallback.Store(true)
 						err = nil
 					} else if err == nil {
@@ -299,14 +289,6 @@ func plan(tables []Table, rows int64, inTurn bool) []chunk {
 
 // on reads a boolean server variable (1 or ON).
 func on(v string) bool { return v == "1" || strings.EqualFold(v, "ON") }
-
-func code(err error) int {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return int(me.Number)
-	}
-	return 0
-}
 
 // loader is one connection's load state and buffer.
 type loader struct {
@@ -382,12 +364,11 @@ func (l *loader) insert(t *Table, first, count int64, progress func(int64)) erro
 // loadData streams rows first..first+count-1 as one LOAD DATA LOCAL INFILE
 // (tab-separated, the statement's default format).
 func (l *loader) loadData(t *Table, first, count int64, progress func(int64)) error {
-	name := "goslap-prefill-" + strconv.FormatUint(handlerSeq.Add(1), 10)
 	r := &rowReader{gen: t.NewRows(first), next: first, end: first + count, progress: progress}
 	r.row.tsv = true
-	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
-	defer mysql.DeregisterReaderHandler(name)
-	err := l.conn.Exec("LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + t.Name + " (" + columnList(t) + ")")
+	file, release := mysqlconn.LocalReader(func() io.Reader { return r })
+	defer release()
+	err := l.conn.Exec("LOAD DATA LOCAL INFILE " + file + " INTO TABLE " + t.Name + " (" + columnList(t) + ")")
 	if err == nil && r.next < r.end {
 		err = fmt.Errorf("LOAD DATA stopped after %d of %d rows", r.next-first, count)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -129,23 +127,14 @@ func (m LoadMethod) String() string {
 	return "multi-row INSERT text"
 }
 
-// Server error numbers meaning "LOAD DATA LOCAL is not allowed".
-const (
-	errNotAllowed       = 1148 // ER_NOT_ALLOWED_COMMAND
-	errLocalInfileOff   = 3948 // MySQL 8: ER_CLIENT_LOCAL_FILES_DISABLED
-	errLoadInfileNoCaps = 4166 // MariaDB: ER_LOAD_INFILE_CAPABILITY_DISABLED
-)
-
 // loadMethod is the method Setup loads with: LOAD DATA LOCAL INFILE when
 // the server accepts it (an empty stream into the empty warehouse table
 // asks it), else multi-row INSERTs.
 func loadMethod(c *mysqlconn.Conn) (LoadMethod, error) {
-	name := "goslap-tpcc-probe-" + strconv.FormatUint(handlerSeq.Add(1), 10)
-	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(nil) })
-	defer mysql.DeregisterReaderHandler(name)
-	err := c.Exec("LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE warehouse")
-	var me *mysql.MySQLError
-	if errors.As(err, &me) && (me.Number == errNotAllowed || me.Number == errLocalInfileOff || me.Number == errLoadInfileNoCaps) {
+	file, release := mysqlconn.LocalReader(func() io.Reader { return bytes.NewReader(nil) })
+	defer release()
+	err := c.Exec("LOAD DATA LOCAL INFILE " + file + " INTO TABLE warehouse")
+	if mysqlconn.LocalInfileRefused(err) {
 		return Batched, nil
 	}
 	if err != nil {
@@ -153,8 +142,6 @@ func loadMethod(c *mysqlconn.Conn) (LoadMethod, error) {
 	}
 	return LoadData, nil
 }
-
-var handlerSeq atomic.Uint64
 
 // Fill creates the nine tables in an empty schema and loads the point's
 // warehouses with method over conns connections (0: as Setup would),
@@ -243,9 +230,9 @@ func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loa
 				// One handler per connection, handing the server the
 				// batch being flushed: a fresh reader per request, so a
 				// deadlock victim's stream can be sent again.
-				l.handler = "goslap-tpcc-" + strconv.FormatUint(handlerSeq.Add(1), 10)
-				mysql.RegisterReaderHandler(l.handler, func() io.Reader { return bytes.NewReader(l.stream) })
-				defer mysql.DeregisterReaderHandler(l.handler)
+				var release func()
+				l.file, release = mysqlconn.LocalReader(func() io.Reader { return bytes.NewReader(l.stream) })
+				defer release()
 			}
 			for t := range queue {
 				if err := l.run(t); err != nil {
@@ -296,7 +283,7 @@ type loader struct {
 	conn        *mysqlconn.Conn
 	now         string // the load's timestamp
 	method      LoadMethod
-	handler     string // LoadData: the reader handler's name
+	file        string // LoadData: the statement's file name for the reader
 	stream      []byte // LoadData: the rows the handler hands out
 	c           constants
 	seed        uint64
@@ -406,7 +393,7 @@ func (b *batch) flush() error {
 	// secondary index) deadlock now and then, and the victim is sent again.
 	if b.tsv {
 		b.l.stream = b.buf
-		err := b.l.conn.ExecOwnTransaction("LOAD DATA LOCAL INFILE 'Reader::" + b.l.handler + "' INTO TABLE " + b.table)
+		err := b.l.conn.ExecOwnTransaction("LOAD DATA LOCAL INFILE " + b.l.file + " INTO TABLE " + b.table)
 		b.l.stream = nil
 		if err != nil {
 			return fmt.Errorf("load: LOAD DATA INTO %s: %w", b.table, err)
