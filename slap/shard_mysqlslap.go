@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
@@ -200,24 +199,14 @@ func (sh *shardRun) loaded(k int) error {
 // ended is called when this shard's run ends with err (an interrupt
 // too), before the cleanup, which on shard 0 drops the schema and the
 // barrier rows with it. It returns the error to report: another shard's
-// abort when one came first (the cause of this shard's failure), else
-// err, after writing this shard's abort row so the others stop waiting.
+// abort when one came first (shard.Starter.Ended), else err.
 func (sh *shardRun) ended(err error) error {
-	st := sh.st
-	if st.StoppedBy() == nil && sh.ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
-		err = Exitf(1, "%v", st.StoppedBy())
+	firstBy, werr := sh.st.Ended(sh.ctx, err)
+	if werr != nil && sh.st.Log != nil {
+		sh.st.Log("%v", werr)
 	}
-	if st.StoppedBy() == nil {
-		cause := err.Error()
-		if sh.ctx.Err() != nil {
-			cause = ErrInterrupted.Error()
-		}
-		if werr := st.Abort(cause); werr != nil && st.Log != nil {
-			st.Log("%v", werr)
-		}
-	}
-	if sh.prepares() {
-		time.Sleep(shard.AbortLinger)
+	if firstBy != nil {
+		return Exitf(1, "%v", firstBy)
 	}
 	return err
 }

@@ -423,6 +423,34 @@ func AbortNote(cause string) string {
 	return line
 }
 
+// Ended is this shard's end with err (an interrupt when ctx is done),
+// before its cleanup: unless a wait already ended on another shard's
+// abort, it looks for one once more — if another shard aborted first,
+// that abort is the cause of this shard's failure (shard 0 cleaned up
+// after it), and firstBy returns it to report instead of err — and
+// otherwise writes this shard's own abort row (Abort), so the others stop
+// waiting for it; writeErr is that write's failure, a note for the log.
+// Shard 0 then lingers (AbortLinger) so the others' polls read the row
+// before its cleanup drops what holds it.
+func (s *Starter) Ended(ctx context.Context, err error) (firstBy *AbortError, writeErr error) {
+	if s.stopped == nil && ctx.Err() == nil {
+		if s.CheckAborted(); s.stopped != nil {
+			firstBy = s.stopped
+		}
+	}
+	if s.stopped == nil {
+		cause := err.Error()
+		if ctx.Err() != nil {
+			cause = "interrupted"
+		}
+		writeErr = s.Abort(cause)
+	}
+	if s.Spec.Index == 0 {
+		time.Sleep(AbortLinger)
+	}
+	return firstBy, writeErr
+}
+
 // Abort writes this shard's abort row naming cause (AbortNote), so the
 // other shards' waits end at once; best effort, within abortWithin: a
 // failed shard's own error is what it reports, not this one's. A schema

@@ -101,33 +101,20 @@ func (sh *Sharding) forget() error {
 	return sh.Starter.Forget()
 }
 
-// ended is called once the shard's run ends with err (an interrupt too;
-// twice is once): it returns the error to report, which is another
-// shard's abort when one came first (a shard whose clients fail because
-// shard 0 cleaned up after that abort reports the abort, the cause), and
-// otherwise writes this shard's abort row so the others stop waiting for
-// it. Shard 0 then gives the others' polls time to read the row before
-// its teardown drops the tables their clients use.
+// ended is called once the shard's run ends with err (twice is once):
+// it returns the error to report (shard.Starter.Ended: another shard's
+// abort when one came first) and has this shard's abort written.
 func (sh *Sharding) ended(ctx context.Context, err error, log func(string, ...any)) error {
 	if sh == nil || err == nil || sh.endedOnce {
 		return err
 	}
 	sh.endedOnce = true
-	st := sh.Starter
-	if st.StoppedBy() == nil && ctx.Err() == nil && st.CheckAborted() != nil && st.StoppedBy() != nil {
-		err = st.StoppedBy()
+	firstBy, werr := sh.Starter.Ended(ctx, err)
+	if werr != nil {
+		log("%v", werr)
 	}
-	if st.StoppedBy() == nil {
-		cause := err.Error()
-		if ctx.Err() != nil {
-			cause = ErrInterrupted.Error()
-		}
-		if werr := st.Abort(cause); werr != nil {
-			log("%v", werr)
-		}
-	}
-	if sh.prepares() {
-		time.Sleep(shard.AbortLinger)
+	if firstBy != nil {
+		return firstBy
 	}
 	return err
 }
