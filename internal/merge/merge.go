@@ -14,6 +14,7 @@ import (
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // SkewWarnFraction is the start skew, as a fraction of an iteration's
@@ -382,9 +383,9 @@ func mergeTPCC(parts []*jsondoc.Benchmark, ops []jsondoc.Op, seconds float64) (*
 		}
 		t.Transactions = append(t.Transactions, m)
 	}
-	if seconds > 0 && len(t.Transactions) > 0 {
+	if len(t.Transactions) > 0 {
 		newOrders := t.Transactions[0].OnTime + t.Transactions[0].Late // tpcc-mysql's order: New-Order first
-		t.TpmC = float64(newOrders) * 60 / seconds
+		t.TpmC = tpcc.TpmC(newOrders, time.Duration(seconds*float64(time.Second)))
 	}
 	return t, nil
 }
