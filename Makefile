@@ -3,7 +3,7 @@ export PATH := $(PATH):/usr/local/go/bin:/usr/sbin:/sbin
 
 GO ?= go
 
-.PHONY: build test vet deps demo bench bench-oltp bench-prefill bench-many-clients clean
+.PHONY: build test vet deps demo image bench bench-oltp bench-prefill bench-many-clients clean
 
 # A static build (no cgo): libc is not mapped into the process, which saves
 # ~2 MB of max RSS per run (BENCHMARKS.md); os/user and DNS have pure-Go
@@ -71,5 +71,14 @@ bench-many-clients: deps build
 	$(GO) run ./bench/slapbench -goslap ./goslap -rows key-19000 -servers default \
 	  -server-options thread_handling=pool-of-threads,table_open_cache=20 -queries 380000 -runs 3 -v
 
+# image: goslap's container image as a tarball (goslap-image.tar, tagged
+# $(IMAGE_TAG)), built offline without a container daemon by tools/image:
+# the static binary, CA certificates, user 65532, no shell. Load it with
+# `docker load -i` or `podman load -i`, or push it with `crane push
+# goslap-image.tar REF`; examples/kubernetes names how to use it.
+IMAGE_TAG ?= goslap:latest
+image: build
+	$(GO) run ./tools/image -binary goslap -tag $(IMAGE_TAG) -o goslap-image.tar
+
 clean:
-	rm -f goslap
+	rm -f goslap goslap-image.tar
