@@ -53,7 +53,7 @@ capture() {
 	"$bin" --mysql-host=127.0.0.1 --mysql-port=$port --mysql-user=sbtest "$@" >"$out/$name.out" 2>"$tmp/stderr" || rc=$?
 	status >"$tmp/after"
 	{
-		echo "# $(basename "$(dirname "$(dirname "$bin")")") $*"
+		echo "# $(basename "$(dirname "$(dirname "$bin")")") $*" | sed 's|--test=[^ ]*/|--test=|' 
 		echo "exit $rc"
 		join "$tmp/before" "$tmp/after" | awk '$1 != "Com_show_status" && $3 != $2 { print $1, $3 - $2 }'
 	} >"$out/$name.com"
@@ -70,7 +70,7 @@ done
 capture 04-cleanup-again "$SB04" $t04 cleanup
 # A time limit that ends the run (the trailer's "Time limit exceeded").
 capture 04-innodb-prepare-time "$SB04" $t04 prepare
-capture 04-innodb-time "$SB04" $t04 --max-requests=0 --max-time=1 run
+capture 04-innodb-time "$SB04" $t04 --max-requests=0 --max-time=1 --num-threads=4 run
 # Deadlocks: many threads on a tiny table.
 capture 04-deadlock "$SB04" $t04 --oltp-table-size=10 --num-threads=8 --max-requests=400 --oltp-dist-type=uniform run
 capture 04-innodb-cleanup-time "$SB04" $t04 cleanup
