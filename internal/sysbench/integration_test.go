@@ -120,6 +120,10 @@ func TestStudyCommandLines(t *testing.T) {
 				if w := figure(t, r, "write:"); w == 0 {
 					t.Errorf("read/write run did not write")
 				}
+				// 0.4.12's trailer: each thread's message, folded by its log.
+				if !strings.Contains(r, "Threads started!\nTime limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n\nOLTP test statistics:") {
+					t.Errorf("not 0.4.12's trailer:\n%s", r)
+				}
 			}},
 		// §12.2: 0.4 with compressed tables (create options per variant).
 		{"0.4 compressed, read-only, max-time",
