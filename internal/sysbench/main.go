@@ -20,6 +20,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // Version is goslap's version, printed where sysbench prints its own; the
@@ -65,6 +66,13 @@ func Main(args []string, env Env) int {
 		}
 		return 1
 	}
+	if c.Command == "" && c.Dialect != Dialect10 {
+		// sysbench 0.4 and 0.5 say so on stderr before anything else,
+		// then print their usage.
+		fmt.Fprintln(errw, "Missing required command argument.")
+		usage(out)
+		return 1
+	}
 	fmt.Fprint(out, VersionLine(Version, c.Dialect))
 	fmt.Fprintln(out)
 	meta, settings, err := Resolve(c)
@@ -76,8 +84,12 @@ func Main(args []string, env Env) int {
 		return 0
 	}
 	if c.Command == "" {
-		fmt.Fprintln(out, "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help")
+		// sysbench 1.0.20 also lists prewarm, which goslap refuses.
+		fmt.Fprintln(out, "FATAL: Command is required. Supported commands: prepare, run, cleanup, help")
 		return 1
+	}
+	if c.Dialect == Dialect04 && !c.DBDriverSet {
+		fmt.Fprintln(out, "No DB drivers specified, using mysql")
 	}
 	ctx := env.Context
 	if ctx == nil {
@@ -224,8 +236,6 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlconn.Connector, s *workload.Session,
 	threads int, seed uint64, out, errw io.Writer) (Report, error) {
 	pct := c.Percentile
-	h := Header{Dialect: c.Dialect, Threads: threads, Rate: c.Rate, ReportInterval: c.ReportInterval,
-		Seed: c.Seed, SeedSet: c.SeedSet, Limits: LimitsLine(c)}
 	it := workload.Iteration{Point: workload.Point{Clients: threads}, Number: 1}
 	if err := wl.BeginIteration(ctx, s, it); err != nil {
 		return Report{}, err
@@ -234,6 +244,12 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 	if err != nil {
 		return Report{}, err
 	}
+	var mode *oltp.Mode04
+	if d, ok := wl.(interface{ Mode04() oltp.Mode04 }); ok && c.Dialect == Dialect04 {
+		m := d.Mode04()
+		mode = &m
+	}
+	h := header(c, threads, mode, errw)
 	if err := h.Write(out); err != nil {
 		return Report{}, err
 	}
@@ -251,6 +267,9 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 	if err := wl.EndIteration(ctx, s, it); err != nil {
 		return Report{}, err
 	}
+	if c.Dialect == Dialect04 {
+		fmt.Fprint(out, Trailer04(threads, b.StoppedBy == "time"))
+	}
 	r := FromBenchmark(b, c.Dialect, pct)
 	if err := r.Write(out); err != nil {
 		return r, err
@@ -262,6 +281,20 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 		fmt.Fprintf(errw, "goslap: the run ended at sysbench %s's default event limit (%d); set --events (--max-requests) to change it\n", c.Dialect, c.Events)
 	}
 	return r, nil
+}
+
+// header is a run's header. goslap's Limits line is part of the 1.0
+// layout; 0.4 and 0.5 runs get it on stderr, marked as goslap's, so their
+// stdout is what those versions printed.
+func header(c *Config, threads int, mode *oltp.Mode04, errw io.Writer) Header {
+	h := Header{Dialect: c.Dialect, Threads: threads, Rate: c.Rate, ReportInterval: c.ReportInterval,
+		Seed: c.Seed, SeedSet: c.SeedSet, Limits: LimitsLine(c),
+		InitRNG: c.InitRNG, SeedRNG: c.SeedRNG, Events: c.Events, Mode: mode}
+	if c.Dialect != Dialect10 {
+		fmt.Fprintln(errw, "goslap: "+h.Limits)
+		h.Limits = ""
+	}
+	return h
 }
 
 // writeSweep prints one row per thread count of a --threads list: the

@@ -9,12 +9,13 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // Report holds the figures of sysbench's final report, already in the units
-// it prints (seconds, milliseconds). The layouts below were measured on
-// sysbench 1.0.20's output (testdata/capture.sh); the 0.4/0.5 layout follows
-// oltp-spec.md §7.3 (no binary of those versions to measure).
+// it prints (seconds, milliseconds). The layouts below were measured on the
+// output of sysbench 1.0.20 (testdata/capture.sh) and of 0.4.12 and 0.5
+// built from source (tools/sysbench-legacy, testdata/legacy).
 type Report struct {
 	Dialect    Dialect
 	Percentile int // 0 = disabled
@@ -189,10 +190,12 @@ func (r *Report) pctLine10() string {
 	return fmt.Sprintf("%11dth percentile:%28.2f\n", r.Percentile, r.Pct)
 }
 
-// write04 is the 0.4/0.5 layout of oltp-spec.md §7.3: "OLTP test
-// statistics", deadlocks (0.4) or ignored errors and reconnects (0.5),
-// read/write requests = reads + writes, and the per-event latency under
-// "per-request statistics" (0.4) / "response time" (0.5) with a ms unit.
+// write04 is the 0.4/0.5 layout: "OLTP test statistics", deadlocks (0.4)
+// or ignored errors and reconnects (0.5), read/write requests = reads +
+// writes; then 0.4.12's "Test execution summary" with "per-request
+// statistics" and the execution time without a unit, or 0.5's "General
+// statistics" with "response time" and the unit (the 0.4 branch switched
+// to 0.5's wording in July 2011, after 0.4.12).
 func (r *Report) write04(w io.Writer) error {
 	total := r.Reads + r.Writes + r.Other
 	s := r.Seconds
@@ -206,9 +209,9 @@ func (r *Report) write04(w io.Writer) error {
 		tail = fmt.Sprintf("    ignored errors:                      %-6d (%.2f per sec.)\n    reconnects:                          %-6d (%.2f per sec.)\n",
 			r.IgnoredErrors, perSec(r.IgnoredErrors, s), r.Reconnects, perSec(r.Reconnects, s))
 	}
-	heading := "response time:"
+	summary, heading, unit := "General statistics:", "response time:", "s"
 	if r.Dialect == Dialect04 {
-		heading = "per-request statistics:"
+		summary, heading, unit = "Test execution summary:", "per-request statistics:", ""
 	}
 	pct := fmt.Sprintf("         approx. %3d percentile:%19.2fms\n", r.Percentile, r.Pct)
 	if r.Percentile == 0 {
@@ -224,10 +227,10 @@ func (r *Report) write04(w io.Writer) error {
 %s    read/write requests:                 %-6d (%.2f per sec.)
     other operations:                    %-6d (%.2f per sec.)
 %s
-General statistics:
+%s
     total time:                          %.4fs
     total number of events:              %d
-    total time taken by event execution: %.4fs
+    total time taken by event execution: %.4f%s
     %s
          min:%38.2fms
          avg:%38.2fms
@@ -240,7 +243,7 @@ Threads fairness:
 `, r.Reads, r.Writes, r.Other, total,
 		r.Transactions, perSec(r.Transactions, s),
 		errs, rw, perSec(rw, s), r.Other, perSec(r.Other, s), tail,
-		s, r.Events, r.Sum/1000, heading,
+		summary, s, r.Events, r.Sum/1000, unit, heading,
 		r.Min, r.Avg, r.Max, pct,
 		r.EventsAvg, r.EventsStddev, r.ExecAvg, r.ExecStddev)
 	return err
@@ -280,8 +283,17 @@ type Header struct {
 	Seed           uint64
 	SeedSet        bool
 	// Limits is goslap's line naming the stopping rule in force (sysbench
-	// prints none; its defaults surprise people, oltp-spec.md §8).
+	// prints none; its defaults surprise people, oltp-spec.md §8). Only
+	// the 1.0 layout has it; 0.4/0.5 runs print it on stderr.
 	Limits string
+
+	// 0.4 and 0.5: InitRNG is --init-rng/--rand-init on, SeedRNG the
+	// --seed-rng/--rand-seed given (0: none), Events the request limit
+	// and Mode (0.4) what the oltp test says about itself.
+	InitRNG bool
+	SeedRNG uint64
+	Events  uint64
+	Mode    *oltp.Mode04
 }
 
 // VersionLine is goslap's first line where sysbench prints its version.
@@ -290,8 +302,13 @@ func VersionLine(version string, d Dialect) string {
 }
 
 // Write prints the lines between the version line and the first interval
-// line, as sysbench 1.0.20 does, plus the Limits line after the options.
+// line, as the dialect's sysbench does (1.0: plus the Limits line after the
+// options).
 func (h *Header) Write(w io.Writer) error {
+	if h.Dialect == Dialect04 || h.Dialect == Dialect05 {
+		_, err := io.WriteString(w, h.legacy())
+		return err
+	}
 	s := "Running the test with following options:\n"
 	s += fmt.Sprintf("Number of threads: %d\n", h.Threads)
 	if h.Rate > 0 {
@@ -311,6 +328,89 @@ func (h *Header) Write(w io.Writer) error {
 	s += "\n\nInitializing worker threads...\n\nThreads started!\n\n"
 	_, err := io.WriteString(w, s)
 	return err
+}
+
+// legacy is the 0.4/0.5 header: the options, the seed, then 0.4's test
+// description or 0.5's "Initializing worker threads...".
+func (h *Header) legacy() string {
+	s := "Running the test with following options:\n"
+	s += fmt.Sprintf("Number of threads: %d\n", h.Threads)
+	if h.Rate > 0 {
+		if h.Dialect == Dialect04 {
+			// goslap has no --tx-jitter: its arrivals are Poisson.
+			s += fmt.Sprintf("Target transaction rate: %d/sec, with jitter 0 usec\n", h.Rate)
+		} else {
+			s += fmt.Sprintf("Target transaction rate: %d/sec\n", h.Rate)
+		}
+	}
+	if h.ReportInterval > 0 {
+		s += fmt.Sprintf("Report intermediate results every %d second(s)\n", h.ReportInterval)
+	}
+	if h.InitRNG {
+		s += "Initializing random number generator from timer.\n\n"
+	}
+	if h.SeedRNG != 0 {
+		s += fmt.Sprintf("Initializing random number generator from seed (%d).\n\n", h.SeedRNG)
+	} else {
+		s += "Random number generator seed is 0 and will be ignored\n\n"
+	}
+	s += "\n"
+	if h.Dialect == Dialect05 {
+		return s + "Initializing worker threads...\n\nThreads started!\n\n"
+	}
+	if m := h.Mode; m != nil {
+		s += "Doing OLTP test.\n"
+		switch m.TestMode {
+		case "simple":
+			s += "Running simple OLTP test\n"
+		case "nontrx":
+			s += "Running non-transactional test\n"
+		default:
+			s += "Running mixed OLTP test\n"
+		}
+		if m.ReadOnly {
+			s += "Doing read-only test\n"
+		}
+		switch m.Dist {
+		case "uniform":
+			s += "Using Uniform distribution\n"
+		case "gaussian":
+			s += fmt.Sprintf("Using Normal distribution (%d iterations)\n", m.Iter)
+		case "special":
+			s += fmt.Sprintf("Using Special distribution (%d iterations,  %d pct of values are returned in %d pct cases)\n",
+				m.Iter, int64(m.Pct), int64(m.Res))
+		default:
+			s += "Using " + m.Dist + " distribution (goslap)\n"
+		}
+		if m.SkipTrx {
+			s += "Skipping BEGIN/COMMIT\n"
+		} else {
+			s += fmt.Sprintf("Using \"%s\" for starting transactions\n", m.Start)
+		}
+		if m.AutoInc {
+			s += "Using auto_inc on the id column\n"
+		} else {
+			s += "Not using auto_inc on the id column\n"
+		}
+		if h.Events > 0 {
+			s += fmt.Sprintf("Maximum number of requests for OLTP test is limited to %d\n", h.Events)
+		}
+	}
+	return s + "Threads started!\n"
+}
+
+// Trailer04 is what sysbench 0.4 prints between "Threads started!" and the
+// report: each thread's "Time limit exceeded, exiting..." when the time
+// limit ended the run (its log folds the repeats), then "Done.".
+func Trailer04(threads int, byTime bool) string {
+	s := ""
+	if byTime {
+		s = "Time limit exceeded, exiting...\n"
+		if threads > 1 {
+			s += fmt.Sprintf("(last message repeated %d times)\n", threads-1)
+		}
+	}
+	return s + "Done.\n\n"
 }
 
 // LimitsLine says which limits end the run and which of them are the

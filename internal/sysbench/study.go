@@ -135,11 +135,13 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 			fmt.Fprintf(errw, "goslap: "+format+"\n", args...)
 		},
 		Begin: func(_ string, it workload.Iteration) {
-			h := Header{Dialect: c.Dialect, Threads: it.Clients, Rate: c.Rate, ReportInterval: c.ReportInterval,
-				Seed: c.Seed, SeedSet: c.SeedSet, Limits: LimitsLine(c)}
+			h := header(c, it.Clients, nil, errw)
 			h.Write(out)
 		},
 		Iteration: func(_ string, b *results.Benchmark) error {
+			if c.Dialect == Dialect04 {
+				fmt.Fprint(out, Trailer04(len(b.Clients), b.StoppedBy == "time"))
+			}
 			r := FromBenchmark(b, c.Dialect, pct)
 			if err := r.Write(out); err != nil {
 				return err

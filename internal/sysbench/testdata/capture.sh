@@ -5,9 +5,8 @@
 # removed at exit), runs the real sysbench against it and writes its stdout,
 # as it is, to *.golden here.
 # Usage: internal/sysbench/testdata/capture.sh   (needs sysbench, mariadbd,
-# mariadb-install-db, mariadb). The 0.4/0.5 goldens (report-0.4.golden,
-# report-0.5.golden) are NOT captured: no 0.4/0.5 binary exists here; they are
-# written from oltp-spec.md §7.3 by hand.
+# mariadb-install-db, mariadb). The 0.4/0.5 captures (legacy/) come from
+# tools/sysbench-legacy/capture.sh.
 set -eu
 PATH=$PATH:/usr/sbin:/sbin
 here=$(cd "$(dirname "$0")" && pwd)

@@ -16,12 +16,17 @@ import (
 //
 //	go test ./internal/workload/oltp -run '^$' -bench Event -benchmem -cpuprofile /tmp/oltp.prof
 func BenchmarkEvent(b *testing.B) {
-	for _, name := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write"} {
-		b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct{ name, compat string }{
+		{"oltp_point_select", "1.0"}, {"oltp_read_only", "1.0"}, {"oltp_read_write", "1.0"},
+		// 0.4's transaction keeps its ids for a restart after a deadlock.
+		{"oltp", "0.4"},
+	} {
+		name := tc.name
+		b.Run(name+"/"+tc.compat, func(b *testing.B) {
 			s, cn, _ := session(b)
 			ctx := context.Background()
 			set := NewSettings()
-			if err := getopt.NewParser("bench", set.Options(), io.Discard).Parse([]string{"--table-size=10000"}, false); err != nil {
+			if err := getopt.NewParser("bench", set.Options(), io.Discard).Parse([]string{"--table-size=10000", "--sysbench-compat=" + tc.compat}, false); err != nil {
 				b.Fatal(err)
 			}
 			wl, err := set.Build(name, workload.Common{Schema: "sbtest", Seed: 42})

@@ -59,6 +59,11 @@ func (l *load) Client(id int) workload.Client {
 	c.cbuf = make([]byte, len(tmplC119))
 	c.pbuf = make([]byte, len(tmplP59))
 	c.uniq05 = 2147483647 * int64(1+id)
+	if l.cfg.dialect == dialect04 && l.cfg.script == scriptReadWrite {
+		// 0.4 draws a transaction's ids once and replays them when it
+		// restarts the transaction after a deadlock.
+		c.ids = make([]int64, 0, 64)
+	}
 	n := l.clients
 	if n < 1 {
 		n = 1
@@ -91,6 +96,12 @@ type client struct {
 	uniqSeq          uint64
 	uniq05, uniq04   int64
 	sliceLo, sliceHi int64
+	// ids are the ids the current 0.4 transaction drew, idPos the next
+	// one to hand out; retry says the last attempt hit a deadlock, so the
+	// next one replays them (sysbench 0.4 re-runs the same query list).
+	ids   []int64
+	idPos int
+	retry bool
 	// record, when set, receives every statement as text instead of a
 	// server (tests): the statement sequence without a connection.
 	record func(sql string)
@@ -144,21 +155,25 @@ func (c *client) End(conn *mysqlconn.Conn) error {
 
 func (c *client) Tally() workload.Tally { return c.tally }
 
-// Next runs one event. After an error it rolls back (or unlocks) what the
-// event opened, so the connection is usable for a restarted event.
+// Next runs one event. After an error, dialect 1.0 rolls back what the
+// event opened; sysbench 0.4 and 0.5 send nothing: the restarted event's
+// BEGIN (or LOCK TABLES) ends whatever the failed attempt left open, and a
+// deadlock has already rolled the transaction back on the server.
 func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	if conn != nil {
 		c.conn = conn
 	}
+	if c.ids != nil {
+		if !c.retry {
+			c.ids = c.ids[:0]
+		}
+		c.idPos, c.retry = 0, false
+	}
 	if err := c.event(); err != nil {
 		if c.inTrx {
 			c.inTrx = false
-			if c.record == nil && c.conn != nil {
-				undo := "ROLLBACK"
-				if c.l.lock || (c.cfg.dialect == dialect04 && c.l.stmts[kCommit][0].sql == "UNLOCK TABLES") {
-					undo = "UNLOCK TABLES"
-				}
-				_ = c.conn.Exec(undo)
+			if c.cfg.dialect == dialect10 && c.record == nil && c.conn != nil {
+				_ = c.conn.Exec("ROLLBACK")
 			}
 		}
 		return workload.Step{}, err
@@ -172,8 +187,22 @@ func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	return st, nil
 }
 
-// id is rand_default(1, N).
-func (c *client) id() int64 { return c.cfg.dist.draw(&c.rng, 1, c.cfg.tableSize) }
+// id is rand_default(1, N); in a 0.4 transaction restarted after a
+// deadlock, the id the first attempt drew at the same place.
+func (c *client) id() int64 {
+	if c.ids == nil {
+		return c.cfg.dist.draw(&c.rng, 1, c.cfg.tableSize)
+	}
+	if c.idPos < len(c.ids) {
+		v := c.ids[c.idPos]
+		c.idPos++
+		return v
+	}
+	v := c.cfg.dist.draw(&c.rng, 1, c.cfg.tableSize)
+	c.ids = append(c.ids, v)
+	c.idPos++
+	return v
+}
 
 // table draws a table index (0-based), uniform over the tables.
 func (c *client) table() int {
@@ -314,6 +343,14 @@ func (c *client) writes(ti, tn, td int) error {
 	}
 	for i := int64(0); i < cfg.deleteInserts; i++ {
 		x := c.id()
+		if cfg.dialect == dialect04 {
+			// sysbench 0.4.12 updates k of the row it is about to delete
+			// (one more write per transaction; the 0.4 branch dropped it
+			// in 2016).
+			if err := c.one(kIndexUpdate, td, x); err != nil {
+				return err
+			}
+		}
 		if err := c.one(kDelete, td, x); err != nil {
 			return err
 		}
@@ -521,6 +558,12 @@ func (c *client) run(k kind, t int) error {
 		}
 	}
 	if err != nil {
+		if c.cfg.dialect == dialect04 && deadlock04(err) {
+			// sysbench 0.4 counts the statement that hit the deadlock
+			// (the server executed it) and restarts the transaction.
+			c.count(d.class)
+			c.retry = true
+		}
 		return &StatementError{SQL: d.sql, Err: err}
 	}
 	cl := d.class
@@ -534,6 +577,11 @@ func (c *client) run(k kind, t int) error {
 			cl = classOther
 		}
 	}
+	c.count(cl)
+	return nil
+}
+
+func (c *client) count(cl class) {
 	switch cl {
 	case classRead:
 		c.tally.Reads++
@@ -542,7 +590,16 @@ func (c *client) run(k kind, t int) error {
 	default:
 		c.tally.Other++
 	}
-	return nil
+}
+
+// deadlock04 says whether sysbench 0.4 retries the transaction after err:
+// a deadlock (1213), a lock wait timeout (1205) or ER_CHECKREAD (1020).
+func deadlock04(err error) bool {
+	switch Code(err) {
+	case 1213, 1205, 1020:
+		return true
+	}
+	return false
 }
 
 // inline writes d's SQL with the values in place of the placeholders (the

@@ -186,7 +186,9 @@ func used(c *config, lockTables bool) [numKinds]bool {
 			}
 		}
 		if c.writes {
-			u[kIndexUpdate], u[kNonIndexUpdate] = c.indexUpdates > 0, c.nonIndexUpdates > 0
+			// 0.4's extra UPDATE before each DELETE uses the index update.
+			u[kIndexUpdate] = c.indexUpdates > 0 || (c.dialect == dialect04 && c.deleteInserts > 0)
+			u[kNonIndexUpdate] = c.nonIndexUpdates > 0
 			u[kDelete], u[kInsert] = c.deleteInserts > 0, c.deleteInserts > 0
 		}
 	case scriptPointSelect:

@@ -14,6 +14,7 @@ SELECT c from sbtest where id between 504 and 603 order by c
 SELECT DISTINCT c from sbtest where id between 503 and 603 order by c
 UPDATE sbtest set k=k+1 where id=496
 UPDATE sbtest set c='717234905-992736507-407797135-808252333-214203485-373012179-752415888-475539532-848115135-682296614' where id=495
+UPDATE sbtest set k=k+1 where id=503
 DELETE from sbtest where id=503
 INSERT INTO sbtest values(503,0,' ','aaaaaaaaaaffffffffffrrrrrrrrrreeeeeeeeeeyyyyyyyyyy')
 -- end of event
@@ -33,6 +34,7 @@ SELECT c from sbtest where id between 497 and 596 order by c
 SELECT DISTINCT c from sbtest where id between 499 and 599 order by c
 UPDATE sbtest set k=k+1 where id=501
 UPDATE sbtest set c='870531959-965748933-766833305-912629638-64282714-97390228-960816956-457372510-563727866-20706444' where id=499
+UPDATE sbtest set k=k+1 where id=569
 DELETE from sbtest where id=569
 INSERT INTO sbtest values(569,0,' ','aaaaaaaaaaffffffffffrrrrrrrrrreeeeeeeeeeyyyyyyyyyy')
 -- end of event

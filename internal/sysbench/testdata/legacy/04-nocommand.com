@@ -1,0 +1,2 @@
+# 0.4 --test=oltp
+exit 1

@@ -1,0 +1,3 @@
+# 0.5 --test=oltp.lua cleanup
+exit 1
+Com_drop_table 1

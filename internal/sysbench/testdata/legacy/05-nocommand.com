@@ -1,0 +1,2 @@
+# 0.5 --test=oltp.lua
+exit 1
