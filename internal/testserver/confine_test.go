@@ -155,7 +155,6 @@ func TestRelativeFileNamesStayInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		t.Logf("%s: %s", f, found[f])
 		if found[f] == "" {
 			t.Errorf("%s is not inside the server's directory %s", f, s.Dir)
 		}
@@ -165,5 +164,18 @@ func TestRelativeFileNamesStayInside(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
 		t.Errorf("%s holds %d entries, want only the server's directory", parent, len(ents))
+	}
+	// The server resolves some names (pid_file, for one) against its
+	// working directory: that is inside too.
+	pid, err := os.ReadFile(filepath.Join(s.Dir, "mysqld.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Readlink("/proc/" + strings.TrimSpace(string(pid)) + "/cwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wd != s.DataDir {
+		t.Errorf("the server's working directory is %s, want %s", wd, s.DataDir)
 	}
 }
