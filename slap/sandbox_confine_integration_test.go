@@ -242,7 +242,9 @@ func TestBinaryInterruptedInHungVersionCheck(t *testing.T) {
 		{"--target", func(s string) []string {
 			return []string{"--no-defaults", "--target=a:sandbox:" + s, "--target=b:sandbox:" + s, "-q", "select 1"}
 		}},
-		{"--workload", func(s string) []string { return []string{"--no-defaults", "--workload=oltp_point_select", "--sandbox=" + s} }},
+		{"--workload", func(s string) []string {
+			return []string{"--no-defaults", "--workload=oltp_point_select", "--sandbox=" + s}
+		}},
 	}
 	for _, fe := range fronts {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
