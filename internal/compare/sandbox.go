@@ -94,8 +94,13 @@ func startSandbox(ctx context.Context, binary string, options []string, tempDir 
 		if errors.As(err, &se) && se.ServerError != "" {
 			return nil, fmt.Errorf("sandbox %s did not start: %s", binary, se.ServerError)
 		}
-		// testserver's prefix names a package, nothing a person gave.
-		return nil, fmt.Errorf("sandbox %s: %s", binary, strings.TrimPrefix(err.Error(), "testserver: "))
+		// testserver's prefix names a package, nothing a person gave; the
+		// binary is named once.
+		msg := strings.TrimPrefix(err.Error(), "testserver: ")
+		if strings.HasPrefix(msg, binary+" ") {
+			return nil, fmt.Errorf("sandbox: %s", msg)
+		}
+		return nil, fmt.Errorf("sandbox %s: %s", binary, msg)
 	}
 	if ctx.Err() != nil {
 		_ = s.Stop()

@@ -31,12 +31,20 @@ import (
 
 // OwnedOptions are the server options goslap sets for every server it
 // starts, in the server's spelling: a person's value could only move the
-// server out of its directory (datadir, socket, pid_file, basedir), onto
-// another server's port, or open the password-less root account beyond
-// loopback (bind_address; MySQL's X protocol, which goslap turns off,
-// listens on every address; admin_address opens MySQL's admin interface).
+// server out of its directory (datadir, socket, pid_file, basedir; the
+// installation's directories, which the server resolves a relative name
+// against basedir for, not its data directory), onto another server's
+// port, or open the password-less root account beyond loopback
+// (bind_address; MySQL's X protocol, which goslap turns off, listens on
+// every address; admin_address opens MySQL's admin interface).
 var OwnedOptions = []string{"datadir", "socket", "pid_file", "port", "basedir",
+	"plugin_dir", "lc_messages_dir", "language", "character_sets_dir",
 	"bind_address", "mysqlx", "mysqlx_bind_address", "admin_address"}
+
+// exactOptions are whole option names that are also prefixes of an entry
+// of OwnedOptions: the server takes an exact name as itself, never as an
+// abbreviation (lc_messages=en_US is the language, not lc_messages_dir).
+var exactOptions = map[string]bool{"lc_messages": true}
 
 // optionPrefixes are my_getopt's modifiers in front of an option name
 // (--loose-pid-file is --pid-file that a server without it ignores).
@@ -100,7 +108,7 @@ func ownedBy(name string) string {
 			}
 		}
 	}
-	if n == "" {
+	if n == "" || exactOptions[n] {
 		return ""
 	}
 	for _, o := range OwnedOptions {

@@ -50,6 +50,12 @@ func TestCheckOption(t *testing.T) {
 		{"skip-bind-address", "sandbox's bind_address"},
 		{"mysqlx=ON", "sandbox's mysqlx"},
 		{"cache.datadir=x", "sandbox's datadir"},
+		{"plugin_dir=lib/plugin", "sandbox's plugin_dir"}, // relative to basedir, not inside
+		{"plugin-d=x", "sandbox's plugin_dir"},
+		{"lc-messages-dir=share", "sandbox's lc_messages_dir"},
+		{"character_sets_dir=charsets", "sandbox's character_sets_dir"},
+		{"lc_messages=de_DE", ""}, // the language, an option of its own
+		{"plugin_load_add=ha_rocksdb", ""},
 
 		// Values that reach out, whatever the option.
 		{"log_error=/x/F", "/x/F is outside"},
@@ -64,12 +70,11 @@ func TestCheckOption(t *testing.T) {
 		{"innodb_data_home_dir=/d", "/d is outside"},
 		{"innodb_data_file_path=ibdata1:12M;/x/ibdata2:12M:autoextend", "/x/ibdata2 is outside"},
 		{"aria_log_dir_path=/a", "/a is outside"},
-		{"plugin_dir=/p", "/p is outside"},
+		{"plugin_maturity=/p", "/p is outside"},
 		{"plugin_load_add=x=../../lib.so", "../../lib.so is outside"},
 		{"init_file=/i.sql", "/i.sql is outside"},
 		{"secure_file_priv=/", "/ is outside"},
-		{"character_sets_dir=/c", "/c is outside"},
-		{"lc_messages_dir=../l", "../l is outside"},
+		{"character_set_filesystem=/c", "/c is outside"},
 		{"ssl_cert=/c.pem", "/c.pem is outside"},
 		{"log_tc=/tc.log", "/tc.log is outside"},
 		{"loose-log-error='/q'", "/q is outside"},
