@@ -57,7 +57,9 @@ func sandboxOptions(s *SandboxOptions) []*getopt.Option {
 			Hook: func(getopt.Setting) error { s.SandboxSet = true; return nil },
 			Off:  func() error { s.Sandbox, s.SandboxSet = "", false; return nil }},
 		{Name: "sandbox-option", Arg: getopt.RequiredArg, Var: getopt.VarNone,
-			Help: "NAME=VALUE: a server option for every sandbox, e.g. innodb_buffer_pool_size=1G. Repeatable.",
+			Help: "NAME=VALUE: a server option for every sandbox, e.g. innodb_buffer_pool_size=1G. Repeatable. " +
+				"It may not name a path outside the sandbox's directory (absolute, ~/ or ..) nor set what goslap sets " +
+				"(datadir, socket, pid_file, port, basedir, plugin_dir, bind_address, ...); a relative file name is the sandbox's own.",
 			Hook: func(st getopt.Setting) error {
 				s.ServerOptions = append(s.ServerOptions, strings.TrimPrefix(st.Value, "--"))
 				return nil

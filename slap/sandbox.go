@@ -29,6 +29,10 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 			return nil, Exitf(1, "--sandbox-option=%s: not NAME=VALUE (a server option, e.g. innodb_buffer_pool_size=1G, or a bare NAME such as skip-name-resolve)", opt)
 		}
 	}
+	// The sandbox confinement rule, before anything starts.
+	if err := compare.CheckSandboxOptions(s.ServerOptions, compare.Target{}); err != nil {
+		return nil, Exitf(1, "%v", err)
+	}
 	var targets []compare.Target
 	defaultUsed := false
 	for _, spec := range s.Targets {
@@ -40,6 +44,9 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 			if !serverOption.MatchString(opt) {
 				return nil, Exitf(1, "--target %s: server option %q is not NAME=VALUE", t.Label, opt)
 			}
+		}
+		if err := compare.CheckSandboxOptions(nil, t); err != nil {
+			return nil, Exitf(1, "--target %s: %v", t.Label, err)
 		}
 		defaultUsed = defaultUsed || (t.Kind == compare.Sandbox && t.Binary == "")
 		targets = append(targets, t)

@@ -110,6 +110,11 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 		if t.Kind != Sandbox {
 			continue
 		}
+		// A refused option of the last target must not cost the first
+		// one's run: every sandbox's options are checked before any starts.
+		if err := CheckSandboxOptions(cfg.SandboxOptions, t); err != nil {
+			return nil, &TargetError{t.Label, err}
+		}
 		bin := t.Binary
 		if bin == "" {
 			bin = cfg.DefaultBinary

@@ -46,8 +46,10 @@ func (r *Running) Stop() error {
 
 // SandboxStarter starts a sandbox from a resolved binary with extra server
 // options ("name=value"). tempDir is the parent of the sandbox's private
-// directory ("" for the system default). If ctx is cancelled while the
-// server starts, the starter stops and removes it before returning ctx.Err().
+// directory ("" for the system default). Every option must pass
+// testserver.CheckOption (the server touches nothing outside its
+// directory). If ctx is cancelled while the server starts, the starter
+// kills and removes it before returning ctx.Err().
 type SandboxStarter func(ctx context.Context, binary string, options []string, tempDir string) (*Running, error)
 
 // StartSandbox is the real SandboxStarter, built on internal/testserver,
@@ -72,42 +74,38 @@ func DescribingStarter(describe func(binary, line string)) SandboxStarter {
 }
 
 func startSandbox(ctx context.Context, binary string, options []string, tempDir string, describe func(string)) (*Running, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	type result struct {
-		s   *testserver.Server
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := testserver.Start(testserver.Config{Binary: binary, Options: options, TempDir: tempDir, Describe: describe})
-		done <- result{s, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		// testserver.Start cannot be interrupted; wait for it, then undo it.
-		r = <-done
-		if r.s != nil {
-			_ = r.s.Stop()
+	// The start watches ctx itself: the version check, the initialisation
+	// and the server are killed with their process groups when it ends.
+	s, err := testserver.StartContext(ctx, testserver.Config{Binary: binary, Options: options, TempDir: tempDir, Describe: describe})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return nil, ctx.Err()
-	}
-	if r.err != nil {
+		var refused *testserver.OptionError
+		if errors.As(err, &refused) {
+			return nil, fmt.Errorf("sandbox server option %w", refused)
+		}
 		var missing *mysqld.MissingError
-		if errors.As(r.err, &missing) { // names the binary already
+		if errors.As(err, &missing) { // names the binary already
 			return nil, fmt.Errorf("sandbox: %w", missing)
 		}
 		// The server's own reason, not "exit status 7" and its log.
 		var se *testserver.StartError
-		if errors.As(r.err, &se) && se.ServerError != "" {
+		if errors.As(err, &se) && se.ServerError != "" {
 			return nil, fmt.Errorf("sandbox %s did not start: %s", binary, se.ServerError)
 		}
-		return nil, fmt.Errorf("sandbox %s: %w", binary, r.err)
+		// testserver's prefix names a package, nothing a person gave; the
+		// binary is named once.
+		msg := strings.TrimPrefix(err.Error(), "testserver: ")
+		if strings.HasPrefix(msg, binary+" ") {
+			return nil, fmt.Errorf("sandbox: %s", msg)
+		}
+		return nil, fmt.Errorf("sandbox %s: %s", binary, msg)
 	}
-	s := r.s
+	if ctx.Err() != nil {
+		_ = s.Stop()
+		return nil, ctx.Err()
+	}
 	return &Running{
 		Endpoint: Endpoint{Host: "127.0.0.1", Port: s.Port, Socket: s.Socket, User: "root", PasswordSet: true, Sandbox: true},
 		Version:  ShortVersion(s.Binary, s.Version),
@@ -126,4 +124,26 @@ func ShortVersion(binary, line string) string {
 	}
 	v, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
 	return filepath.Base(binary) + " " + v
+}
+
+// CheckSandboxOptions applies the sandbox confinement rule
+// (testserver.CheckOption: no option may name a place outside the sandbox's
+// directory or change what goslap sets) to the options every sandbox gets
+// (--sandbox-option) and to a sandbox target's own, naming the option as
+// it was given.
+func CheckSandboxOptions(common []string, t Target) error {
+	for _, o := range common {
+		if err := testserver.CheckOption(o); err != nil {
+			return fmt.Errorf("--sandbox-option=%w", err)
+		}
+	}
+	if t.Kind != Sandbox {
+		return nil
+	}
+	for _, o := range t.ServerOptions {
+		if err := testserver.CheckOption(o); err != nil {
+			return fmt.Errorf("server option %w", err)
+		}
+	}
+	return nil
 }

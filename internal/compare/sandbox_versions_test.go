@@ -126,7 +126,7 @@ func versionOf(t *testing.T, binaryOrDir string) mysqld.Version {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := mysqld.ReadVersion(bin)
+	v, err := mysqld.ReadVersion(context.Background(), bin)
 	if err != nil {
 		t.Fatal(err)
 	}

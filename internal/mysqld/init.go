@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -49,7 +48,10 @@ func (l *Layout) initCommand(dataDir string, options []string, logFile string) (
 // ends. The error carries the end of the server's output.
 func (l *Layout) Initialise(ctx context.Context, dataDir string, options []string, logFile string) error {
 	args, scripts := l.initCommand(dataDir, options, logFile)
-	cmd := exec.CommandContext(ctx, l.Binary, args...)
+	cmd := groupCommand(ctx, l.Binary, args...)
+	// Nothing of the initialisation lands outside the directory: the
+	// server's working directory is the one dataDir is in.
+	cmd.Dir = filepath.Dir(dataDir)
 	if l.Version.Method() == Bootstrap {
 		// --bootstrap does not create the directory.
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -62,7 +64,7 @@ func (l *Layout) Initialise(ctx context.Context, dataDir string, options []strin
 		defer closeAll()
 		cmd.Stdin = in
 	}
-	out, err := cmd.CombinedOutput()
+	out, err := runLocked(cmd)
 	if err == nil && l.Version.Method() == Bootstrap {
 		if _, serr := os.Stat(filepath.Join(dataDir, "mysql")); serr != nil {
 			err = fmt.Errorf("the server exited without creating the mysql database")
@@ -70,7 +72,7 @@ func (l *Layout) Initialise(ctx context.Context, dataDir string, options []strin
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return fmt.Errorf("initialising %s with %s: %w", dataDir, l.Binary, ctx.Err())
 		}
 		logTail := ""
 		if logFile != "" {

@@ -2,6 +2,7 @@ package mysqld
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -238,9 +239,10 @@ func Locate(binary string, v Version, fallback *Layout) (*Layout, error) {
 // Inspect reads binary's version and locates its files. What is not beside
 // the binary is borrowed from the installed server (Find("")) when that is
 // of the same series — files of another series do not fit (error message
-// counts, system-table definitions differ) and are never used.
-func Inspect(binary string) (*Layout, error) {
-	v, err := ReadVersion(binary)
+// counts, system-table definitions differ) and are never used. ctx bounds
+// the version checks (ReadVersion).
+func Inspect(ctx context.Context, binary string) (*Layout, error) {
+	v, err := ReadVersion(ctx, binary)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +252,7 @@ func Inspect(binary string) (*Layout, error) {
 	}
 	note := ""
 	if inst, ferr := Find(""); ferr == nil && !sameFile(inst, binary) {
-		iv, verr := ReadVersion(inst)
+		iv, verr := ReadVersion(ctx, inst)
 		switch {
 		case verr != nil:
 		case iv.Series() != v.Series() || iv.MariaDB != v.MariaDB:

@@ -381,7 +381,7 @@ for a in "$@"; do case "$a" in --datadir=*) mkdir -p "${a#--datadir=}/mysql";; e
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Inspect(bin)
+	l, err := Inspect(context.Background(), bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestInitialiseInstalledMariaDB(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	l, err := Inspect(bin)
+	l, err := Inspect(context.Background(), bin)
 	if err != nil {
 		t.Fatal(err)
 	}

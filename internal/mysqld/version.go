@@ -2,10 +2,11 @@ package mysqld
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Version is what a server's `--version` line says about it.
@@ -92,10 +93,23 @@ func (v Version) Method() Method {
 	return Bootstrap
 }
 
-// ReadVersion runs `binary --no-defaults --version`.
-func ReadVersion(binary string) (Version, error) {
-	out, err := exec.Command(binary, "--no-defaults", "--version").CombinedOutput()
-	if err != nil {
+// VersionTimeout bounds `BINARY --version`: a server answers at once, so a
+// binary still silent after it is not one (or is hung), and is killed.
+var VersionTimeout = 10 * time.Second
+
+// ReadVersion runs `binary --no-defaults --version`, killing it (and what
+// it started) when ctx ends or after VersionTimeout. When ctx ended, the
+// error wraps ctx.Err().
+func ReadVersion(ctx context.Context, binary string) (Version, error) {
+	vctx, cancel := context.WithTimeout(ctx, VersionTimeout)
+	defer cancel()
+	out, err := runLocked(groupCommand(vctx, binary, "--no-defaults", "--version"))
+	switch {
+	case ctx.Err() != nil:
+		return Version{}, fmt.Errorf("%s --version: %w", binary, ctx.Err())
+	case vctx.Err() != nil:
+		return Version{}, fmt.Errorf("%s --version did not answer within %v: not a working server binary; killed", binary, VersionTimeout)
+	case err != nil:
 		return Version{}, fmt.Errorf("%s --version: %v: %s", binary, err, bytes.TrimSpace(out))
 	}
 	line, _, _ := strings.Cut(string(out), "\n")

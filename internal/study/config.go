@@ -21,6 +21,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -120,7 +121,21 @@ func ParseServerSweep(v string) (ServerSweep, error) {
 		}
 		s.Values = append(s.Values, f)
 	}
+	if err := s.check(); err != nil {
+		return ServerSweep{}, err
+	}
 	return s, nil
+}
+
+// check applies the sandbox confinement rule (testserver.CheckOption) to
+// every setting of the sweep.
+func (s ServerSweep) check() error {
+	for _, v := range s.Values {
+		if err := testserver.CheckOption(s.Name + "=" + v); err != nil {
+			return fmt.Errorf("--sweep-server-option=%s=%s: %w", s.Name, strings.Join(s.Values, ","), err)
+		}
+	}
+	return nil
 }
 
 // Config is one validated study: what to run, where, and how to report.
@@ -222,7 +237,18 @@ func (c *Config) Check() error {
 			return fmt.Errorf("the %s command needs tables that outlive the command: sandboxes and --sweep-server-option run prepare, run and cleanup in one command", c.Phase)
 		}
 	}
+	// The sandbox confinement rule, for every sandbox before any starts
+	// (front ends check it as they parse; a Config built otherwise is
+	// checked here).
+	for _, t := range c.Targets {
+		if err := compare.CheckSandboxOptions(c.SandboxOptions, t); err != nil {
+			return fmt.Errorf("target %s: %w", t.Label, err)
+		}
+	}
 	if c.Server.Active() {
+		if err := c.Server.check(); err != nil {
+			return err
+		}
 		if len(c.Targets) == 0 {
 			return fmt.Errorf("--sweep-server-option=%s sets a server option at start-up: it needs sandbox targets (--sandbox or --target=LABEL:sandbox)", c.Server.Name)
 		}

@@ -58,6 +58,25 @@ func TestParseLists(t *testing.T) {
 			t.Errorf("sweep %q accepted", bad)
 		}
 	}
+	// The sandbox confinement rule: goslap's own settings and values
+	// outside the sandbox's directory, in any of the values.
+	for sweep, want := range map[string]string{
+		"pid_file=a,b":                 "--sweep-server-option=pid_file=a,b: pid_file=a: goslap sets the sandbox's pid_file itself",
+		"--datadir=d1,d2":              "--sweep-server-option=datadir=d1,d2: datadir=d1: goslap sets the sandbox's datadir itself",
+		"log_error=x.err,/y/F":         "--sweep-server-option=log_error=x.err,/y/F: log_error=/y/F: /y/F is outside the sandbox's directory",
+		"general_log_file=g,../../g":   "general_log_file=../../g: ../../g is outside",
+		"innodb_data_file_path=a:12M":  "",
+		"log_error=x.err,logs/y.err":   "",
+		"innodb_buffer_pool_size=1G,2": "",
+	} {
+		_, err := ParseServerSweep(sweep)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("sweep %q: %v", sweep, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("sweep %q: %v, want %q", sweep, err, want)
+		}
+	}
 	for word, want := range map[string]Phase{"": PhaseAll, "prepare": PhasePrepare, "run": PhaseRun, "cleanup": PhaseCleanup} {
 		if p, err := ParsePhase(word); err != nil || p != want {
 			t.Errorf("phase %q: %q %v", word, p, err)

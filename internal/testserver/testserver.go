@@ -81,27 +81,58 @@ type Server struct {
 // and then in the directories distributions and tarballs install them to.
 func FindServer() (string, error) { return mysqld.Find("") }
 
-// Start initialises a data directory and starts a server on it, returning
-// once the server accepts connections as root over its socket.
-func Start(cfg Config) (*Server, error) {
+// DefaultStartTimeout bounds a server's start when Config.StartTimeout is
+// not set: the version check, initialising the data directory and waiting
+// for the server to accept connections, together.
+const DefaultStartTimeout = 60 * time.Second
+
+// Start is StartContext without a context: only the time limit ends it.
+func Start(cfg Config) (*Server, error) { return StartContext(context.Background(), cfg) }
+
+// StartContext initialises a data directory and starts a server on it,
+// returning once the server accepts connections as root over its socket.
+// Every server option must pass CheckOption (the server is confined to its
+// directory); a refused one is an *OptionError before anything runs. When
+// ctx ends or cfg.StartTimeout passes, whatever runs — the binary's
+// --version, the initialisation, the server — is killed with its process
+// group, the directory is removed, and the error wraps ctx.Err() (or says
+// what did not finish in time).
+func StartContext(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = 1200
 	}
 	if cfg.StartTimeout <= 0 {
-		cfg.StartTimeout = 60 * time.Second
+		cfg.StartTimeout = DefaultStartTimeout
+	}
+	if err := CheckOptions(cfg.Options); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	bin, err := mysqld.Find(cfg.Binary)
 	if err != nil {
 		return nil, fmt.Errorf("testserver: %w", err)
 	}
-	layout, err := mysqld.Inspect(bin)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
+	defer cancel()
+	// ended is err, or when the start's own time limit cut step short, one
+	// line saying so: "context deadline exceeded" names nothing.
+	ended := func(step string, err error) error {
+		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("testserver: %s %s did not finish within the start's time limit of %v; killed", step, bin, cfg.StartTimeout)
+		}
+		return err
+	}
+	layout, err := mysqld.Inspect(ctx, bin)
 	if layout != nil && cfg.Describe != nil {
 		for _, line := range layout.Describe() {
 			cfg.Describe(line)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("testserver: %w", err)
+		return nil, ended("reading the version of", fmt.Errorf("testserver: %w", err))
 	}
 	SweepStale(cfg.TempDir)
 	dir, err := os.MkdirTemp(cfg.TempDir, dirPrefix)
@@ -127,10 +158,9 @@ func Start(cfg Config) (*Server, error) {
 		s.removeDir()
 		return nil, fmt.Errorf("testserver: socket path %q is too long for a Unix socket; use a shorter TempDir", s.Socket)
 	}
-	deadline := time.Now().Add(cfg.StartTimeout)
-	if err := s.initDataDir(deadline); err != nil {
+	if err := s.initDataDir(ctx); err != nil {
 		s.removeDir()
-		return nil, err
+		return nil, ended("initialising the data directory with", err)
 	}
 	// A free port can be taken by someone else between our probe and the
 	// server's bind; try a few ports before giving up.
@@ -141,11 +171,15 @@ func Start(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		logStart = fileSize(s.LogFile)
-		err = s.start(cfg, deadline)
+		err = s.start(ctx, cfg)
 		if err == nil {
 			return s, nil
 		}
 		_ = s.kill()
+		if parent.Err() != nil {
+			s.removeDir()
+			return nil, err
+		}
 		if attempt == 2 || !strings.Contains(s.logTail(), "Address already in use") {
 			break
 		}
@@ -181,19 +215,19 @@ func (s *Server) TmpDir() string { return filepath.Join(s.Dir, "tmp") }
 // initDataDir initialises the data directory with the server binary itself
 // (mysqld.Layout.Initialise), not mariadb-install-db: the install script
 // works only in the layout it was installed in.
-func (s *Server) initDataDir(deadline time.Time) error {
+func (s *Server) initDataDir(ctx context.Context) error {
 	if err := os.Mkdir(s.TmpDir(), 0o700); err != nil {
 		return fmt.Errorf("testserver: %w", err)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
 	if err := s.Layout.Initialise(ctx, s.DataDir, s.tuning(), s.LogFile); err != nil {
 		return fmt.Errorf("testserver: %w", err)
 	}
 	return nil
 }
 
-func (s *Server) start(cfg Config, deadline time.Time) error {
+// start runs the server on the initialised data directory and waits until
+// it accepts connections; ctx carries the start's deadline.
+func (s *Server) start(ctx context.Context, cfg Config) error {
 	args := append([]string{"--no-defaults", "--datadir=" + s.DataDir}, s.Layout.ServerArgs()...)
 	args = append(args, s.tuning()...)
 	args = append(args,
@@ -215,6 +249,10 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 		args = append(args, o)
 	}
 	s.cmd = exec.Command(s.Binary, args...)
+	// Relative file names in options resolve inside the server's own
+	// directory, whichever base the server uses for them (its data
+	// directory, or its working directory for tmpdir): see confine.go.
+	s.cmd.Dir = s.DataDir
 	// Own process group: a Ctrl-C aimed at the test binary must not kill the
 	// server before Stop has had a chance to shut it down cleanly. The
 	// parent-death signal kills the server when we die without Stop
@@ -239,12 +277,12 @@ func (s *Server) start(cfg Config, deadline time.Time) error {
 	if err := <-started; err != nil {
 		return fmt.Errorf("testserver: starting %s: %w", s.Binary, err)
 	}
-	return s.waitReady(deadline)
+	return s.waitReady(ctx)
 }
 
 // waitReady polls a root connection over the socket until it works, the
-// server process dies, or the deadline passes.
-func (s *Server) waitReady(deadline time.Time) error {
+// server process dies, or ctx ends (cancelled, or the start's deadline).
+func (s *Server) waitReady(ctx context.Context) error {
 	db, err := s.OpenDB("")
 	if err != nil {
 		return err
@@ -257,16 +295,21 @@ func (s *Server) waitReady(deadline time.Time) error {
 			return fmt.Errorf("testserver: server exited during start-up: %v", s.waitErr)
 		default:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		lastErr = db.PingContext(ctx)
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		lastErr = db.PingContext(pctx)
 		cancel()
 		if lastErr == nil {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("testserver: server did not accept connections in time: %v", lastErr)
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("testserver: server did not accept connections in time: %v", lastErr)
+			}
+			return fmt.Errorf("testserver: waiting for the server: %w", ctx.Err())
+		case <-s.exited:
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
