@@ -46,6 +46,12 @@ func (t *TextReport) Observer() Observer {
 		Log: func(format string, args ...any) {
 			fmt.Fprintf(t.Err, "goslap: "+format+"\n", args...)
 		},
+		Say: func(format string, args ...any) {
+			fmt.Fprintf(t.Out, format+"\n", args...)
+		},
+		Checked: func(_, report string) {
+			fmt.Fprint(t.Out, strings.TrimPrefix(report, "\n"))
+		},
 	}
 }
 
