@@ -228,6 +228,9 @@ func lifeCycle(t *testing.T, wh int) {
 			t.Fatalf("Setup for %d warehouses on a %d-warehouse schema succeeded", wh+1, wh)
 		}
 	})
+	if wh == 1 {
+		t.Run("a full run over the loaded schema leaves it", func(t *testing.T) { fullRunKeeps(t, e, p) })
+	}
 	t.Run("transactions then check", func(t *testing.T) {
 		ops, tally := drive(t, e, w, 4, 100)
 		t.Logf("ops %v tally %+v", ops, tally)
