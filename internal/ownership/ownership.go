@@ -166,9 +166,10 @@ type Verdict struct {
 
 // Claim inspects every candidate table of schema and refuses, naming each
 // table and why, unless every one that exists was created by this
-// invocation (ledger, may be nil) or has the workload's shape; what (e.g.
-// "not dropped", "not used") ends each reason. Nothing is changed.
-func Claim(q Querier, schema string, candidates []string, ledger *Ledger, shape Shape, what string) (Verdict, error) {
+// invocation (created, e.g. a Ledger's Has; nil: none) or has the
+// workload's shape; what ("not dropped", "not used") ends each reason.
+// Nothing is changed.
+func Claim(q Querier, schema string, candidates []string, created func(name string) bool, shape Shape, what string) (Verdict, error) {
 	tables, err := Inspect(q, schema, candidates)
 	if err != nil {
 		return Verdict{}, err
@@ -182,7 +183,7 @@ func Claim(q Querier, schema string, candidates []string, ledger *Ledger, shape 
 			continue
 		}
 		v.Present = append(v.Present, name)
-		if ledger.Has(name) {
+		if created != nil && created(name) {
 			continue
 		}
 		why := ""

@@ -185,7 +185,7 @@ func TestClaimRefusesBeforeDropping(t *testing.T) {
 	// What this run created needs no layout.
 	var l Ledger
 	l.Add("sbtest2")
-	if _, err := Claim(f, "s", []string{"sbtest1", "sbtest2"}, &l, sbtest.Shape(), "not dropped"); err != nil {
+	if _, err := Claim(f, "s", []string{"sbtest1", "sbtest2"}, l.Has, sbtest.Shape(), "not dropped"); err != nil {
 		t.Fatalf("Claim with sbtest2 in the ledger: %v", err)
 	}
 }

@@ -47,7 +47,13 @@ func (t *TextReport) Observer() Observer {
 			fmt.Fprintf(t.Err, "goslap: "+format+"\n", args...)
 		},
 		Say: func(format string, args ...any) {
-			fmt.Fprintf(t.Out, format+"\n", args...)
+			// Every drop is said: beside the report, or where the log goes
+			// when stdout is a JSON document's alone.
+			w := t.Out
+			if w == io.Discard {
+				w = t.Err
+			}
+			fmt.Fprintf(w, format+"\n", args...)
 		},
 		Checked: func(_, report string) {
 			fmt.Fprint(t.Out, strings.TrimPrefix(report, "\n"))

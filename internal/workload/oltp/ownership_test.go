@@ -25,7 +25,7 @@ const sbtestDDL = "CREATE TABLE %s (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGE
 // TestCleanupRefusesUserTables: a cleanup (Teardown without Setup in this
 // process) drops a table only if it has sysbench's layout; a user's table
 // that merely has the name is refused, by name, before anything is dropped,
-// and keeps its rows.
+// and keeps its rows. A run phase refuses to work on it the same way.
 func TestCleanupRefusesUserTables(t *testing.T) {
 	s, _, _ := session(t)
 	ctx := context.Background()
@@ -76,6 +76,11 @@ func TestCleanupRefusesUserTables(t *testing.T) {
 			var re *ownership.RefusedError
 			if !errors.As(err, &re) || err.Error() != tc.want {
 				t.Fatalf("cleanup = %v\nwant %s", err, tc.want)
+			}
+			// Nor does a run phase work on them (its writes would change them).
+			err = build(t, "oltp_delete", append([]string{"--tables=2"}, tc.words...)...).BeginIteration(ctx, s, workload.Iteration{Number: 1})
+			if want := strings.ReplaceAll(tc.want, "not dropped", "not used"); err == nil || err.Error() != want {
+				t.Errorf("run = %v\nwant %s", err, want)
 			}
 			if tableCount(t, s) != before || out.Len() != 0 {
 				t.Fatalf("%d tables left of %d; said %q", tableCount(t, s), before, out)

@@ -231,16 +231,22 @@ func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it w
 		}
 		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(missing, ", "))
 	}
-	if it.Engine != "" {
-		// The report labels the run with the engine: it must be the
-		// tables' own (a run phase reuses tables prepared before).
-		schema, err := ownership.CurrentSchema(s.Main)
-		if err != nil {
+	schema, err := ownership.CurrentSchema(s.Main)
+	if err != nil {
+		return err
+	}
+	if !w.setupDone {
+		// A run phase works on tables prepared before: only on sysbench's
+		// (its writes and deletes would change a user's sbtest1 or
+		// invoices otherwise).
+		if _, err := ownership.Claim(s.Main, schema, w.TableNames(), func(n string) bool { return w.created[n] }, w.shape, "not used"); err != nil {
 			return err
 		}
-		if err := ownership.CheckEngine(s.Main, schema, w.TableNames(), it.Engine); err != nil {
-			return err
-		}
+	}
+	// The report labels the run with the engine: it must be the tables'
+	// own (a run phase reuses tables prepared before).
+	if err := ownership.CheckEngine(s.Main, schema, w.TableNames(), it.Engine); err != nil {
+		return err
 	}
 	if w.cfg.script == scriptNontrx && w.cfg.nontrx == "insert" {
 		// 0.4's nontrx insert empties the table first, as sysbench does,

@@ -141,7 +141,7 @@ func (w *Workload) loadConnections(p workload.Point) int {
 func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
 	schema := w.schemaName(s.Main)
 	if w.created.Len() < len(Tables) {
-		if _, err := ownership.Claim(s.Main, schema, Tables, &w.created, Shape, "not used"); err != nil {
+		if _, err := ownership.Claim(s.Main, schema, Tables, w.created.Has, Shape, "not used"); err != nil {
 			return err
 		}
 	}
