@@ -27,6 +27,7 @@ import (
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/tpcc"
@@ -237,6 +238,10 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 	}
 	if c.Warehouses > loaded {
 		return fmt.Errorf("-w %d: schema '%s' holds %d warehouse(s)", c.Warehouses, c.DB, loaded)
+	}
+	// The transactions write: only into tables that are TPC-C's.
+	if _, err := ownership.Claim(main, c.DB, tpcc.Tables, nil, tpcc.Shape, "not used"); err != nil {
+		return err
 	}
 	measure := time.Duration(c.Measure) * time.Second
 	interval := time.Duration(c.Interval) * time.Second
