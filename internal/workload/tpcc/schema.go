@@ -98,7 +98,7 @@ type schemaState struct {
 func inspect(c *mysqlconn.Conn, schema string) (schemaState, error) {
 	q := "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
 	if schema != "" {
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + quoteString(schema)
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + ownership.QuoteString(schema)
 	}
 	names, err := c.QueryStrings(q)
 	if err != nil {
@@ -126,10 +126,6 @@ func inspect(c *mysqlconn.Conn, schema string) (schemaState, error) {
 	}
 	sort.Strings(st.foreign)
 	return st, nil
-}
-
-func quoteString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 func (w *Workload) schemaName(c *mysqlconn.Conn) string {
