@@ -204,12 +204,12 @@ func Claim(q Querier, schema string, candidates []string, created func(name stri
 	return v, nil
 }
 
-// Drop drops the named tables of the connection's current schema one by
-// one, saying each as sysbench does ("Dropping table 'sbtest1'..."), with
-// foreign-key checks off (TPC-C's tables reference each other). It
-// returns the tables dropped and the first error, after which it stops.
-// The caller has claimed them (Claim) or created them (Ledger).
-func Drop(q Querier, names []string, say func(format string, args ...any)) (dropped []string, err error) {
+// Drop drops the named tables of schema one by one, saying each as
+// sysbench does ("Dropping table 'sbtest1'..."), with foreign-key checks
+// off (TPC-C's tables reference each other). It returns the tables
+// dropped and the first error, after which it stops. The caller has
+// claimed them (Claim) or created them (Ledger), in the same schema.
+func Drop(q Querier, schema string, names []string, say func(format string, args ...any)) (dropped []string, err error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -221,7 +221,7 @@ func Drop(q Querier, names []string, say func(format string, args ...any)) (drop
 		if say != nil {
 			say("Dropping table '%s'...", n)
 		}
-		if err := q.Exec("DROP TABLE " + QuoteName(n)); err != nil {
+		if err := q.Exec("DROP TABLE " + QuoteName(schema) + "." + QuoteName(n)); err != nil {
 			return dropped, fmt.Errorf("dropping table %s: %w", n, err)
 		}
 		dropped = append(dropped, n)

@@ -194,7 +194,7 @@ func TestDropSaysEachTable(t *testing.T) {
 	f := sbtestServer()
 	f.failDrop = "sbtest2"
 	var said []string
-	dropped, err := Drop(f, []string{"sbtest1", "sbtest2", "sbtest3"}, func(format string, a ...any) {
+	dropped, err := Drop(f, "s", []string{"sbtest1", "sbtest2", "sbtest3"}, func(format string, a ...any) {
 		said = append(said, strings.ReplaceAll(format, "%s", a[0].(string)))
 	})
 	if err == nil || strings.Join(dropped, ",") != "sbtest1" {
@@ -203,7 +203,7 @@ func TestDropSaysEachTable(t *testing.T) {
 	if got := strings.Join(said, "|"); got != "Dropping table 'sbtest1'...|Dropping table 'sbtest2'..." {
 		t.Errorf("said %q", got)
 	}
-	if got := strings.Join(f.execs, "|"); got != "SET SESSION foreign_key_checks = 0|DROP TABLE `sbtest1`|DROP TABLE `sbtest2`|SET SESSION foreign_key_checks = 1" {
+	if got := strings.Join(f.execs, "|"); got != "SET SESSION foreign_key_checks = 0|DROP TABLE `s`.`sbtest1`|DROP TABLE `s`.`sbtest2`|SET SESSION foreign_key_checks = 1" {
 		t.Errorf("statements %q", got)
 	}
 }

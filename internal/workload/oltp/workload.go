@@ -336,7 +336,7 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 	if err != nil {
 		return err
 	}
-	if _, err := ownership.Drop(s.Main, v.Present, s.Sayf); err != nil {
+	if _, err := ownership.Drop(s.Main, schema, v.Present, s.Sayf); err != nil {
 		return err
 	}
 	if len(v.Missing) == 0 {
@@ -382,7 +382,7 @@ func (w *Workload) dropCreated(s *workload.Session, schema string) error {
 			delete(w.created, n)
 		}
 	}
-	dropped, err := ownership.Drop(s.Main, present, s.Sayf)
+	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
 	for _, n := range dropped {
 		delete(w.created, n)
 	}

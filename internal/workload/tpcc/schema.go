@@ -253,7 +253,7 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 		s.Sayf("schema '%s' holds no TPC-C tables: nothing to drop", schema)
 		return nil
 	}
-	_, err = ownership.Drop(s.Main, v.Present, s.Sayf)
+	_, err = ownership.Drop(s.Main, schema, v.Present, s.Sayf)
 	return err
 }
 
@@ -278,7 +278,7 @@ func (w *Workload) dropCreated(s *workload.Session, schema string) error {
 			w.created.Forget(n)
 		}
 	}
-	dropped, err := ownership.Drop(s.Main, present, s.Sayf)
+	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
 	for _, n := range dropped {
 		w.created.Forget(n)
 	}
