@@ -322,8 +322,8 @@ func (w *Workload) Load(it workload.Iteration) (workload.Load, error) {
 // never drops someone's table, a full run never drops tables it reused),
 // and after a failed or interrupted prepare it says what was dropped or
 // left. Otherwise (the cleanup command) it drops the workload's tables
-// that have sysbench's layout in this dialect, after checking them all:
-// one that does not is refused, by name, before anything is dropped.
+// that have sysbench's layout (shape), after checking them all: one that
+// does not is refused, by name, before anything is dropped.
 func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload.Point) error {
 	schema, err := ownership.CurrentSchema(s.Main)
 	if err != nil {
