@@ -111,11 +111,11 @@ func TestCleanupAsSysbenchDoes(t *testing.T) {
 func TestInterruptedPrepareSaysWhatItDropped(t *testing.T) {
 	s := servertest.Require(t)
 	sqlExec(t, s, "CREATE DATABASE own_int")
-	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
 	var o, e bytes.Buffer
 	code := Main([]string{"--mysql-socket=" + s.Socket, "--mysql-user=root", "--mysql-db=own_int",
-		"oltp_read_write", "--tables=2", "--table-size=3000000", "prepare"}, Env{Stdout: &o, Stderr: &e, Context: ctx})
+		"oltp_read_write", "--tables=2", "--table-size=1000000", "prepare"}, Env{Stdout: &o, Stderr: &e, Context: ctx})
 	if code == 0 || !strings.Contains(o.String(), " of this prepare were dropped\n") {
 		t.Errorf("interrupted prepare: exit %d\nstdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
