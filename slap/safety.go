@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/workload/mysqlslap"
 
 	"github.com/goslap/goslap/sqlgen"
@@ -156,8 +157,6 @@ func recordInventory(c *mysqlconn.Conn, schema string) error {
 	return nil
 }
 
-// sqlString quotes s as a SQL string literal.
-func sqlString(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
+// sqlString quotes s as a SQL string literal (one quoting rule for every
+// ownership check, package ownership).
+func sqlString(s string) string { return ownership.QuoteString(s) }

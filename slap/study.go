@@ -76,7 +76,7 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 	rows := []*getopt.Option{
 		{Name: "workload", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run a registered workload instead of mysqlslap's: " + workloadNames() + ". " +
-				"A trailing word prepare, run or cleanup runs that phase alone (as sysbench does); none runs all three.",
+				"A trailing word prepare, run or cleanup runs that phase alone (as sysbench does); none runs all three; check verifies TPC-C's data.",
 			Hook: func(s getopt.Setting) error { w.Name, w.Set = strings.TrimSpace(s.Value), true; return nil },
 			Off:  func() error { w.Name, w.Set = "", false; return nil }},
 		{Name: "sweep-server-option", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Sweep,
@@ -304,7 +304,7 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	}
 	phase := study.PhaseAll
 	if len(o.Args) > 1 {
-		return nil, false, Exitf(1, "too many command words (%s): give one of prepare, run or cleanup, or none", strings.Join(o.Args, " "))
+		return nil, false, Exitf(1, "too many command words (%s): give one of prepare, run, check or cleanup, or none", strings.Join(o.Args, " "))
 	}
 	if len(o.Args) == 1 {
 		if phase, err = study.ParsePhase(o.Args[0]); err != nil {
@@ -344,7 +344,7 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 			return nil, false, Exitf(1, "%v", err)
 		}
 	}
-	if cfg.Duration == 0 && cfg.Events == 0 && phase != study.PhasePrepare && phase != study.PhaseCleanup {
+	if cfg.Duration == 0 && cfg.Events == 0 && (phase == study.PhaseAll || phase == study.PhaseRun) {
 		// The workload's own defaults (sysbench 1.0: 10 s; 0.4/0.5: 10000
 		// events), else 10 s.
 		cfg.Duration, defaultTime = 10*time.Second, true

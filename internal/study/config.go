@@ -33,15 +33,16 @@ const (
 	PhasePrepare Phase = "prepare" // create and load the tables, report their size
 	PhaseRun     Phase = "run"     // run the matrix on tables prepared before
 	PhaseCleanup Phase = "cleanup" // drop the workload's tables
+	PhaseCheck   Phase = "check"   // verify the prepared data (TPC-C's consistency conditions)
 )
 
 // ParsePhase reads a trailing command word; "" is PhaseAll.
 func ParsePhase(word string) (Phase, error) {
 	switch Phase(word) {
-	case PhaseAll, PhasePrepare, PhaseRun, PhaseCleanup:
+	case PhaseAll, PhasePrepare, PhaseRun, PhaseCleanup, PhaseCheck:
 		return Phase(word), nil
 	}
-	return "", fmt.Errorf("unknown command '%s': use prepare, run or cleanup (or none for all three)", word)
+	return "", fmt.Errorf("unknown command '%s': use prepare, run, check or cleanup (or none for prepare, run and cleanup)", word)
 }
 
 // Engine is one entry of the engine list: a storage engine and the table

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -46,7 +47,23 @@ func (t *TextReport) Observer() Observer {
 		Log: func(format string, args ...any) {
 			fmt.Fprintf(t.Err, "goslap: "+format+"\n", args...)
 		},
+		Say: func(format string, args ...any) {
+			fmt.Fprintf(t.said(), format+"\n", args...)
+		},
+		Checked: func(_, report string) {
+			fmt.Fprint(t.said(), strings.TrimPrefix(report, "\n"))
+		},
 	}
+}
+
+// said is where what must not go unsaid (each drop, a check's outcome)
+// goes: beside the report, or to the log's stream when stdout is a JSON
+// document's alone (Out discarded).
+func (t *TextReport) said() io.Writer {
+	if t.Out == io.Discard {
+		return t.Err
+	}
+	return t.Out
 }
 
 // ms is a duration in whole milliseconds, as mysqlslap measures.
@@ -205,6 +222,13 @@ func (t *TextReport) writeSizes(target, setting string, p workload.Point, sizes 
 	fmt.Fprintln(t.Out, head+":")
 	WriteSizes(t.Out, sizes)
 	fmt.Fprintln(t.Out)
+	if p.Engine != "" {
+		for _, s := range sizes {
+			if !ownership.SameEngine(p.Engine, s.Engine) {
+				fmt.Fprintf(t.Err, "goslap: warning: table %s: engine %s was asked for, the server gave %s\n", s.Table, p.Engine, s.Engine)
+			}
+		}
+	}
 	if want := rowFormat(p.EngineOptions); want != "" {
 		for _, s := range sizes {
 			if !strings.EqualFold(s.RowFormat, want) {

@@ -62,6 +62,21 @@ type Observer struct {
 	Cell func(c *Cell) error
 	// Log: a progress or warning line (CREATE TABLE warnings, phases).
 	Log func(format string, args ...any)
+	// Say: what the workload does to the server's tables beyond loading
+	// them (each drop, what an interrupted prepare left), for the main
+	// output; nil sends it to Log.
+	Say func(format string, args ...any)
+	// Checked: the check phase's report (TPC-C's <Consistency Check>
+	// section), passed or not.
+	Checked func(target, report string)
+}
+
+// consistencyChecker is the optional capability of a workload whose data
+// can be verified: the check phase runs it (TPC-C's consistency
+// conditions). It returns the report to print and, when the data fails,
+// an error naming the condition.
+type consistencyChecker interface {
+	ConsistencyCheck(ctx context.Context, s *workload.Session) (string, error)
 }
 
 // Result is what a study measured, for the front end's own reports.
@@ -80,8 +95,12 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
+	wl, err := cfg.Settings.Build(cfg.Workload, cfg.Common)
+	if err != nil {
 		return nil, err
+	}
+	if _, ok := wl.(consistencyChecker); cfg.Phase == PhaseCheck && !ok {
+		return nil, fmt.Errorf("the check command verifies a workload's data, and workload %s has no check (tpcc has)", cfg.Workload)
 	}
 	targets := cfg.Targets
 	if len(targets) == 0 {
@@ -207,7 +226,7 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 			r.res.Servers[r.label] = jsondoc.ReadServer(main.QueryStrings, mysqlconn.ErrorText)
 		}
 	}
-	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Progress: func(string, int64, int64) {}}
+	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: cfg.Observer.Say, Progress: func(string, int64, int64) {}}
 
 	engines := cfg.Engines
 	if len(engines) == 0 {
@@ -272,6 +291,12 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 	switch cfg.Phase {
 	case PhaseCleanup:
 		return nil, r.wl.Teardown(ctx, s, p)
+	case PhaseCheck:
+		report, err := r.wl.(consistencyChecker).ConsistencyCheck(ctx, s)
+		if report != "" && cfg.Observer.Checked != nil {
+			cfg.Observer.Checked(r.label, report)
+		}
+		return nil, err
 	case PhaseAll, PhasePrepare:
 		if !cfg.Shard.prepares() {
 			// Shard 0 loads the data; the others wait for it.

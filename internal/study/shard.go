@@ -40,6 +40,8 @@ func (c *Config) checkSharding() error {
 		return errors.New("--shard runs one engine and one size: the shards prepare and clean up once per run")
 	case c.Phase == PhaseCleanup && spec.Index != 0:
 		return errors.New("--shard: only shard 0 cleans up")
+	case c.Phase == PhaseCheck:
+		return errors.New("--shard: the check command runs alone, without --shard")
 	}
 	return nil
 }

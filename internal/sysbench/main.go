@@ -186,7 +186,15 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 			return err
 		}
 		defer done()
-		return wl.Setup(ctx, s, point)
+		if err := wl.Setup(ctx, s, point); err != nil {
+			// What this prepare created goes, and Teardown says so; it runs
+			// after an interrupt too, so not under ctx.
+			if terr := wl.Teardown(context.Background(), s, point); terr != nil {
+				return fmt.Errorf("%w (and dropping what it created: %v)", err, terr)
+			}
+			return err
+		}
+		return nil
 	case "cleanup":
 		s, done, err := session()
 		if err != nil {

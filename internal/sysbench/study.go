@@ -134,6 +134,14 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 			}
 			fmt.Fprintf(errw, "goslap: "+format+"\n", args...)
 		},
+		Say: func(format string, args ...any) {
+			// Every drop is said, on stderr when stdout is the document's.
+			w := out
+			if w == io.Discard {
+				w = errw
+			}
+			fmt.Fprintf(w, format+"\n", args...)
+		},
 		Begin: func(_ string, it workload.Iteration) {
 			h := header(c, it.Clients, nil, errw)
 			h.Write(out)

@@ -162,8 +162,36 @@ func TestLoadStartCheckCleanup(t *testing.T) {
 	})
 
 	out, errOut, code = run(t, s, "tpcc-cleanup", "-d", "tpcc")
-	if code != 0 || tableCount(t, s, "tpcc") != 0 {
+	if code != 0 || tableCount(t, s, "tpcc") != 0 || strings.Count(out, "Dropping table '") != 9 || !strings.HasPrefix(out, "Dropping table 'warehouse'...\n") {
 		t.Errorf("tpcc-cleanup: exit %d, %d tables left\n%s\n%s", code, tableCount(t, s, "tpcc"), out, errOut)
+	}
+}
+
+// TestCleanupRefusesAShop: tpcc-cleanup drops a table only when it has
+// tpcc-mysql's layout: a shop's customer and orders are refused by name,
+// nothing is dropped, and their rows stay.
+func TestCleanupRefusesAShop(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE DATABASE shop", "CREATE TABLE shop.customer (id INT PRIMARY KEY, name VARCHAR(20))",
+		"INSERT INTO shop.customer VALUES (1, 'Ann')", "CREATE TABLE shop.orders (id INT PRIMARY KEY, total DECIMAL(8,2))",
+		"INSERT INTO shop.orders VALUES (1, 9.5)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := run(t, s, "tpcc-cleanup", "-d", "shop")
+	want := "goslap tpcc-cleanup: table shop.customer has columns (id, name), not TPC-C's customer: not dropped; " +
+		"table shop.orders has columns (id, total), not TPC-C's orders: not dropped\n"
+	if code != 1 || errOut != want || out != "" {
+		t.Errorf("tpcc-cleanup: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	if n := count(t, s, "SELECT (SELECT COUNT(*) FROM shop.customer) + (SELECT COUNT(*) FROM shop.orders)"); n != 2 {
+		t.Errorf("the shop holds %d of its 2 rows", n)
 	}
 }
 
@@ -203,7 +231,8 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("tpcc_other changed: %d tables", n)
 	}
 	// Cleanup of a schema without TPC-C's tables drops nothing.
-	if out, errOut, code := run(t, s, "tpcc-cleanup", "-d", "tpcc_other"); code != 0 || tableCount(t, s, "tpcc_other") != 1 {
+	if out, errOut, code := run(t, s, "tpcc-cleanup", "-d", "tpcc_other"); code != 0 || tableCount(t, s, "tpcc_other") != 1 ||
+		out != "schema 'tpcc_other' holds no TPC-C tables: nothing to drop\n" {
 		t.Errorf("tpcc-cleanup: exit %d\n%s%s", code, out, errOut)
 	}
 }

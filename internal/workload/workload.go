@@ -78,6 +78,21 @@ type Session struct {
 	// may be no-ops.
 	Log      func(format string, args ...any)
 	Progress func(phase string, done, total int64)
+	// Say reports, on the front end's main output, what a workload does
+	// to the server's tables beyond loading them: each table it drops
+	// ("Dropping table 'sbtest1'...", as sysbench says it) and what an
+	// interrupted prepare left. nil falls back to Log.
+	Say func(format string, args ...any)
+}
+
+// Sayf reports a drop through Say (or Log without it).
+func (s *Session) Sayf(format string, args ...any) {
+	switch {
+	case s.Say != nil:
+		s.Say(format, args...)
+	case s.Log != nil:
+		s.Log(format, args...)
+	}
 }
 
 // Workload is a run script.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/prefill"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/workload"
@@ -24,10 +25,14 @@ var _ workload.Workload = (*Workload)(nil)
 type Workload struct {
 	cfg config
 	// setupRan says this process ran Setup: Teardown then drops only the
-	// tables Setup created. Without it (a "cleanup" command) Teardown drops
-	// every table the workload defines, as sysbench's cleanup does.
+	// tables Setup created (created, this invocation's ledger). Without it
+	// (a "cleanup" command) Teardown drops the workload's tables that have
+	// sysbench's layout, and refuses any other.
 	setupRan bool
-	created  map[string]bool
+	// setupDone says Setup finished: a Teardown before that is the end of
+	// a failed or interrupted prepare, which says what it dropped.
+	setupDone bool
+	created   map[string]bool
 	// trxEngine (0.4): BEGIN/COMMIT when true, else LOCK TABLES, decided
 	// by BeginIteration from the table's engine.
 	trxEngine bool
@@ -88,8 +93,9 @@ func (w *Workload) existing(s *workload.Session) ([]string, error) {
 
 // Setup is sysbench's prepare: CREATE TABLE, load the rows, create the
 // index on k. It refuses to touch a table that already exists.
-func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) error {
+func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) (err error) {
 	w.setupRan = true
+	defer func() { w.setupDone = err == nil }()
 	if w.created == nil {
 		w.created = map[string]bool{}
 	}
@@ -225,6 +231,23 @@ func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it w
 		}
 		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(missing, ", "))
 	}
+	schema, err := ownership.CurrentSchema(s.Main)
+	if err != nil {
+		return err
+	}
+	if !w.setupDone {
+		// A run phase works on tables prepared before: only on sysbench's
+		// (its writes and deletes would change a user's sbtest1 or
+		// invoices otherwise).
+		if _, err := ownership.Claim(s.Main, schema, w.TableNames(), func(n string) bool { return w.created[n] }, w.shape, "not used"); err != nil {
+			return err
+		}
+	}
+	// The report labels the run with the engine: it must be the tables'
+	// own (a run phase reuses tables prepared before).
+	if err := ownership.CheckEngine(s.Main, schema, w.TableNames(), it.Engine); err != nil {
+		return err
+	}
 	if w.cfg.script == scriptNontrx && w.cfg.nontrx == "insert" {
 		// 0.4's nontrx insert empties the table first, as sysbench does,
 		// but only a table this run's prepare created.
@@ -293,21 +316,125 @@ func (w *Workload) Load(it workload.Iteration) (workload.Load, error) {
 	return l, nil
 }
 
-// Teardown drops the tables: only those Setup created when Setup ran in
-// this process (so a refused prepare never drops someone's table), every
-// table the workload defines otherwise (the cleanup command).
+// Teardown drops the tables goslap can show are the workload's own
+// (package ownership), saying each as sysbench does. When Setup ran in
+// this process it drops only the tables Setup created (a refused prepare
+// never drops someone's table, a full run never drops tables it reused),
+// and after a failed or interrupted prepare it says what was dropped or
+// left. Otherwise (the cleanup command) it drops the workload's tables
+// that have sysbench's layout (shape), after checking them all: one that
+// does not is refused, by name, before anything is dropped.
 func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload.Point) error {
-	var firstErr error
-	for _, name := range w.TableNames() {
-		if w.setupRan && !w.created[name] {
-			continue
-		}
-		if err := s.Main.Exec("DROP TABLE IF EXISTS " + name); err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("dropping %s: %w", name, err)
-		}
-		delete(w.created, name)
+	schema, err := ownership.CurrentSchema(s.Main)
+	if err != nil {
+		return err
 	}
-	return firstErr
+	if w.setupRan {
+		return w.dropCreated(s, schema)
+	}
+	v, err := ownership.Claim(s.Main, schema, w.TableNames(), nil, w.shape, "not dropped")
+	if err != nil {
+		return err
+	}
+	if _, err := ownership.Drop(s.Main, schema, v.Present, s.Sayf); err != nil {
+		return err
+	}
+	if len(v.Missing) == 0 {
+		return nil
+	}
+	if w.cfg.dialect != dialect10 {
+		// sysbench 0.4 and 0.5 fail on a table that is not there (DROP
+		// TABLE: error 1051); so does their cleanup here.
+		return fmt.Errorf("table %s does not exist in schema '%s': nothing to drop (Error 1051 Unknown table, as sysbench %s stops)",
+			ownership.Span(v.Missing), schema, w.cfg.dialect)
+	}
+	// sysbench 1.0's cleanup says "Dropping table" for tables that are not
+	// there and succeeds; goslap succeeds and says what is not there.
+	s.Sayf("Nothing to drop for table %s: not in schema '%s'", ownership.Span(v.Missing), schema)
+	return nil
+}
+
+// dropCreated drops the tables this process's Setup created that still
+// exist; after a prepare that did not finish it says what was dropped, or
+// what is left for a cleanup.
+func (w *Workload) dropCreated(s *workload.Session, schema string) error {
+	var mine []string
+	for _, n := range w.TableNames() {
+		if w.created[n] {
+			mine = append(mine, n)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	have, err := ownership.Inspect(s.Main, schema, mine)
+	if err != nil {
+		if !w.setupDone {
+			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(mine))
+		}
+		return err
+	}
+	var present []string
+	for _, n := range mine {
+		if _, ok := have[n]; ok {
+			present = append(present, n)
+		} else {
+			delete(w.created, n)
+		}
+	}
+	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
+	for _, n := range dropped {
+		delete(w.created, n)
+	}
+	if !w.setupDone {
+		if len(dropped) > 0 {
+			s.Sayf("tables %s of this prepare were dropped", ownership.Span(dropped))
+		}
+		if err != nil {
+			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(present[len(dropped):]))
+		}
+	}
+	return err
+}
+
+// shape is the check that a table has the layout sysbench's prepare gives
+// it: the workload's dialect's, or another dialect's (tables sysbench 1.0
+// prepared clean up under 0.5's command line, as they do with sysbench).
+func (w *Workload) shape(t *ownership.Table) string {
+	why := layout(w.cfg.dialect).Mismatch(t)
+	if why == "" {
+		return ""
+	}
+	other := dialect10
+	if w.cfg.dialect == dialect10 {
+		other = dialect05
+	}
+	if layout(other).Mismatch(t) == "" {
+		return ""
+	}
+	return why
+}
+
+// layout is the layout sysbench's prepare gives a table in a dialect (§2):
+// id, k, c, pad, NOT NULL, integers signed in 1.0 and unsigned in 0.4/0.5,
+// a primary key on id (a plain key with --oltp-secondary / --secondary),
+// and at most an index on k.
+func layout(dialect string) ownership.Layout {
+	integer := "int"
+	if dialect != dialect10 {
+		integer = "int unsigned"
+	}
+	return ownership.Layout{
+		What: "sysbench " + dialect + "'s table",
+		Columns: []ownership.Column{{Name: "id", Type: integer}, {Name: "k", Type: integer},
+			{Name: "c", Type: "char(120)"}, {Name: "pad", Type: "char(60)"}},
+		NotNull:    true,
+		PrimaryKey: []string{"id"},
+		KeyInstead: true,
+		OtherIndex: func(ix ownership.Index) bool {
+			return !ix.Unique && len(ix.Columns) == 1 && strings.EqualFold(ix.Columns[0], "k")
+		},
+	}
 }
 
 // FillJSON records in a --json benchmark at p what reading its figures

@@ -1,9 +1,14 @@
 package tpcc
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/ownership"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // ConditionError is a failed TPC-C consistency condition.
@@ -84,4 +89,47 @@ func Check(c *mysqlconn.Conn) error {
 		}
 	}
 	return nil
+}
+
+// CheckSection runs Check and returns goslap's <Consistency Check> section
+// (each condition [OK], [NG] or [not checked]) with Check's error; only
+// the section of a check that could not run is empty.
+func CheckSection(c *mysqlconn.Conn) (string, error) {
+	err := Check(c)
+	var ce *ConditionError
+	failed := 0
+	if errors.As(err, &ce) {
+		failed = ce.Condition
+	} else if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("\n<Consistency Check> (goslap: TPC-C conditions 1-4)\n")
+	for i, rule := range Conditions {
+		state := "[OK]"
+		switch {
+		case i+1 == failed:
+			state = "[NG]"
+		case failed != 0 && i+1 > failed:
+			state = "[not checked]"
+		}
+		fmt.Fprintf(&b, "   %d: %s %s\n", i+1, rule, state)
+	}
+	return b.String(), err
+}
+
+// ConsistencyCheck is the check phase (`--workload=tpcc ... check`): TPC-C's
+// consistency conditions on the prepared schema, as goslap tpcc-check runs
+// them; the section to print, and the failed condition as the error.
+func (w *Workload) ConsistencyCheck(ctx context.Context, s *workload.Session) (string, error) {
+	if _, err := Loaded(s.Main); err != nil {
+		if errors.Is(err, ErrNotLoaded) {
+			return "", fmt.Errorf("schema '%s' %v: prepare it first", w.schemaName(s.Main), err)
+		}
+		return "", err
+	}
+	if _, err := ownership.Claim(s.Main, w.schemaName(s.Main), Tables, nil, Shape, "not checked"); err != nil {
+		return "", err
+	}
+	return CheckSection(s.Main)
 }

@@ -147,7 +147,9 @@ func loadMethod(c *mysqlconn.Conn) (LoadMethod, error) {
 // warehouses with method over conns connections (0: as Setup would),
 // without the secondary indexes and foreign keys: the load alone, as the
 // loader benchmark measures it. Teardown removes what it made.
-func (w *Workload) Fill(ctx context.Context, s *workload.Session, p workload.Point, method LoadMethod, conns int) (LoadStats, error) {
+func (w *Workload) Fill(ctx context.Context, s *workload.Session, p workload.Point, method LoadMethod, conns int) (_ LoadStats, err error) {
+	w.setupRan = true
+	defer func() { w.setupDone = err == nil }()
 	st, err := inspect(s.Main, w.common.Schema)
 	if err != nil {
 		return LoadStats{}, err
@@ -155,7 +157,7 @@ func (w *Workload) Fill(ctx context.Context, s *workload.Session, p workload.Poi
 	if len(st.present) > 0 || len(st.foreign) > 0 {
 		return LoadStats{}, fmt.Errorf("schema '%s' is not empty: Fill needs an empty schema", w.schemaName(s.Main))
 	}
-	if err := createTables(s, p); err != nil {
+	if err := createTables(s, p, &w.created); err != nil {
 		return LoadStats{}, err
 	}
 	if conns <= 0 {

@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/workload"
 )
 
 // Tables are tpcc-mysql's nine tables, in the order they are created;
-// Teardown drops these names and nothing else.
+// Teardown drops these names, when they have these layouts, and nothing
+// else.
 var Tables = []string{"warehouse", "district", "customer", "history", "new_orders", "orders", "order_line", "item", "stock"}
 
 // createTable holds the column layout of tpcc-mysql's create_table.sql
@@ -96,7 +98,7 @@ type schemaState struct {
 func inspect(c *mysqlconn.Conn, schema string) (schemaState, error) {
 	q := "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
 	if schema != "" {
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + quoteString(schema)
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + ownership.QuoteString(schema)
 	}
 	names, err := c.QueryStrings(q)
 	if err != nil {
@@ -126,10 +128,6 @@ func inspect(c *mysqlconn.Conn, schema string) (schemaState, error) {
 	return st, nil
 }
 
-func quoteString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
 func (w *Workload) schemaName(c *mysqlconn.Conn) string {
 	if w.common.Schema != "" {
 		return w.common.Schema
@@ -145,7 +143,9 @@ func (w *Workload) schemaName(c *mysqlconn.Conn) string {
 // already holding all nine with the point's warehouses is used as it is
 // (prepare, then run); a schema holding any other table, or only some of
 // the nine, is refused untouched.
-func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) error {
+func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) (err error) {
+	w.setupRan = true
+	defer func() { w.setupDone = err == nil }()
 	schema := w.schemaName(s.Main)
 	st, err := inspect(s.Main, w.common.Schema)
 	if err != nil {
@@ -156,6 +156,15 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	}
 	wh := w.warehouses(p)
 	if len(st.missing) == 0 {
+		// Reused, never dropped by this run: it must be TPC-C's, and a
+		// report labelled with an engine must be about tables of that
+		// engine.
+		if _, err := ownership.Claim(s.Main, schema, Tables, nil, Shape, "not used"); err != nil {
+			return err
+		}
+		if err := ownership.CheckEngine(s.Main, schema, Tables, p.Engine); err != nil {
+			return err
+		}
 		n, err := s.Main.QueryStrings("SELECT COUNT(*) FROM warehouse")
 		if err != nil {
 			return err
@@ -168,7 +177,7 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	if len(st.present) > 0 {
 		return fmt.Errorf("schema '%s' holds an incomplete TPC-C schema (missing %s): run cleanup first", schema, strings.Join(st.missing, ", "))
 	}
-	if err := createTables(s, p); err != nil {
+	if err := createTables(s, p, &w.created); err != nil {
 		return err
 	}
 	if err := w.load(ctx, s, p, wh); err != nil {
@@ -177,11 +186,12 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	return w.addKeys(ctx, s)
 }
 
-func createTables(s *workload.Session, p workload.Point) error {
+func createTables(s *workload.Session, p workload.Point, created *ownership.Ledger) error {
 	for _, t := range Tables {
 		if err := s.Main.Exec(CreateTableSQL(t, p.Engine, p.EngineOptions)); err != nil {
 			return fmt.Errorf("cannot create table %s: %w", t, err)
 		}
+		created.Add(t)
 	}
 	return nil
 }
@@ -222,25 +232,117 @@ func (w *Workload) addKeys(ctx context.Context, s *workload.Session) error {
 	return nil
 }
 
-// Teardown drops the nine TPC-C tables (those that exist) and nothing else;
-// a schema holding other tables keeps them.
+// Teardown drops the TPC-C tables goslap can show are TPC-C's own
+// (package ownership), saying each. When Setup ran in this process it drops
+// only the tables Setup created — a full run over a schema loaded before
+// leaves it as it was — and after a failed or interrupted prepare it says
+// what was dropped or left. Otherwise (cleanup) it drops the nine tables
+// that exist, after checking that each has tpcc-mysql's columns and keys:
+// any other is refused, by name, before anything is dropped. A schema's
+// other tables are never looked at.
 func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload.Point) error {
-	st, err := inspect(s.Main, w.common.Schema)
+	schema := w.schemaName(s.Main)
+	if w.setupRan {
+		return w.dropCreated(s, schema)
+	}
+	v, err := ownership.Claim(s.Main, schema, Tables, nil, Shape, "not dropped")
 	if err != nil {
 		return err
 	}
-	if len(st.present) == 0 {
+	if len(v.Present) == 0 {
+		s.Sayf("schema '%s' holds no TPC-C tables: nothing to drop", schema)
 		return nil
 	}
-	// Foreign keys reference across the nine: drop them in one statement.
-	if err := s.Main.Exec("SET SESSION foreign_key_checks = 0"); err != nil {
+	_, err = ownership.Drop(s.Main, schema, v.Present, s.Sayf)
+	return err
+}
+
+// dropCreated drops what this process's Setup created.
+func (w *Workload) dropCreated(s *workload.Session, schema string) error {
+	mine := w.created.Names()
+	if len(mine) == 0 {
+		return nil
+	}
+	have, err := ownership.Inspect(s.Main, schema, mine)
+	if err != nil {
+		if !w.setupDone {
+			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(mine))
+		}
 		return err
 	}
-	defer s.Main.Exec("SET SESSION foreign_key_checks = 1")
-	if err := s.Main.Exec("DROP TABLE IF EXISTS " + strings.Join(st.present, ", ")); err != nil {
-		return fmt.Errorf("cannot drop the TPC-C tables: %w", err)
+	var present []string
+	for _, n := range mine {
+		if _, ok := have[n]; ok {
+			present = append(present, n)
+		} else {
+			w.created.Forget(n)
+		}
 	}
-	return nil
+	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
+	for _, n := range dropped {
+		w.created.Forget(n)
+	}
+	if !w.setupDone {
+		if len(dropped) > 0 {
+			s.Sayf("tables %s of this prepare were dropped", ownership.Span(dropped))
+		}
+		if err != nil {
+			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(present[len(dropped):]))
+		}
+	}
+	return err
+}
+
+// layouts are tpcc-mysql's nine tables as create_table.sql makes them:
+// their columns, types and primary keys (the indexes and foreign keys
+// add_fkey_idx.sql adds after the load are not compared: a load can stop
+// before them, and the server adds indexes of its own for foreign keys).
+var layouts = func() map[string]ownership.Layout {
+	out := map[string]ownership.Layout{}
+	for _, t := range Tables {
+		l := ownership.Layout{What: "TPC-C's " + t}
+		for _, item := range splitTop(createTable[t]) {
+			f := strings.Fields(item)
+			if len(f) >= 3 && strings.EqualFold(f[0], "primary") && strings.EqualFold(f[1], "key") {
+				cols := strings.Trim(strings.Join(f[2:], ""), "()")
+				l.PrimaryKey = strings.Split(cols, ",")
+				continue
+			}
+			l.Columns = append(l.Columns, ownership.Column{Name: f[0], Type: ownership.NormalType(f[1])})
+		}
+		out[t] = l
+	}
+	return out
+}()
+
+// splitTop splits a column list at the commas outside parentheses.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// Shape is the check that a table has the layout of the TPC-C table of its
+// name (package ownership).
+func Shape(t *ownership.Table) string {
+	l, ok := layouts[t.Name]
+	if !ok {
+		return "is not one of TPC-C's tables"
+	}
+	return l.Mismatch(t)
 }
 
 // ErrNotLoaded is returned by Loaded for a schema without the nine tables.

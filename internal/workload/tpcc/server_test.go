@@ -10,6 +10,7 @@ import (
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
 	"github.com/goslap/goslap/internal/workload"
@@ -227,6 +228,9 @@ func lifeCycle(t *testing.T, wh int) {
 			t.Fatalf("Setup for %d warehouses on a %d-warehouse schema succeeded", wh+1, wh)
 		}
 	})
+	if wh == 1 {
+		t.Run("a full run over the loaded schema leaves it", func(t *testing.T) { fullRunKeeps(t, e, p) })
+	}
 	t.Run("transactions then check", func(t *testing.T) {
 		ops, tally := drive(t, e, w, 4, 100)
 		t.Logf("ops %v tally %+v", ops, tally)
@@ -401,7 +405,7 @@ func TestSingleRowLoadSameData(t *testing.T) {
 	for _, m := range methods {
 		e := newEnv(t, fmt.Sprintf("tpcc_method_%d", m))
 		w := build(t, 1, e.schema)
-		if err := createTables(e.sess, workload.Point{}); err != nil {
+		if err := createTables(e.sess, workload.Point{}, &w.created); err != nil {
 			t.Fatal(err)
 		}
 		st, err := w.runLoad(context.Background(), e.sess, tasks, 2, m, 0)
@@ -446,7 +450,7 @@ func TestLoadMethodFollowsLocalInfile(t *testing.T) {
 	} {
 		t.Run("local_infile="+tc.localInfile, func(t *testing.T) {
 			e := newEnv(t, "tpcc_method_probe")
-			if err := createTables(e.sess, workload.Point{}); err != nil {
+			if err := createTables(e.sess, workload.Point{}, new(ownership.Ledger)); err != nil {
 				t.Fatal(err)
 			}
 			if err := e.main.Exec("SET GLOBAL local_infile=" + tc.localInfile); err != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -105,6 +106,11 @@ type Workload struct {
 	common   workload.Common
 	last     *load // the most recent Load, for Counts
 	lastLoad LoadStats
+	// setupRan says this process ran Setup: Teardown then drops only what
+	// Setup created (created, this invocation's ledger); setupDone says
+	// Setup finished.
+	setupRan, setupDone bool
+	created             ownership.Ledger
 }
 
 // Ops returns the five transaction names.
@@ -128,9 +134,18 @@ func (w *Workload) loadConnections(p workload.Point) int {
 	return 2 * runtime.NumCPU()
 }
 
-// BeginIteration does nothing: TPC-C's data lives across iterations.
+// BeginIteration checks that the run's tables are TPC-C's (a run phase
+// works on tables prepared before: a shop's customer and orders are not
+// run on) and, for a run labelled with an engine, of that engine. TPC-C's
+// data lives across iterations.
 func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
-	return nil
+	schema := w.schemaName(s.Main)
+	if w.created.Len() < len(Tables) {
+		if _, err := ownership.Claim(s.Main, schema, Tables, w.created.Has, Shape, "not used"); err != nil {
+			return err
+		}
+	}
+	return ownership.CheckEngine(s.Main, schema, Tables, it.Engine)
 }
 
 // EndIteration does nothing.
