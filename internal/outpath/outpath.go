@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is one option's file as the user wrote it.
@@ -16,6 +17,15 @@ type File struct {
 	Path   string
 	// Input marks a file the command reads; two inputs may be one file.
 	Input bool
+}
+
+// String is the file as a message names it: "--json=F" for an option,
+// "the shard document F" for a file named otherwise.
+func (f File) String() string {
+	if strings.HasPrefix(f.Option, "-") {
+		return f.Option + "=" + f.Path
+	}
+	return f.Option + " " + f.Path
 }
 
 // Check returns one line naming the first two files that are the same file
@@ -54,10 +64,9 @@ func Check(files ...File) error {
 				first, second = second, first
 			}
 			if second.Input {
-				return fmt.Errorf("%s=%s would overwrite the file that %s=%s reads: give the output another name",
-					first.Option, first.Path, second.Option, second.Path)
+				return fmt.Errorf("%s would overwrite the file that %s reads: give the output another name", first, second)
 			}
-			return fmt.Errorf("%s=%s and %s=%s name the same file: give each output its own", first.Option, first.Path, second.Option, second.Path)
+			return fmt.Errorf("%s and %s name the same file: give each output its own", first, second)
 		}
 		all = append(all, s)
 	}
