@@ -181,7 +181,9 @@ func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, 
 func workloadNames() string {
 	names := []string{mysqlslapWorkload + " (default)"}
 	for _, m := range workload.All() {
-		names = append(names, m.Name)
+		if m.Name != mysqlslapWorkload { // registered too; listed once, first
+			names = append(names, m.Name)
+		}
 	}
 	return strings.Join(names, ", ")
 }

@@ -27,3 +27,17 @@ func TestWorkloadNumberMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkloadListNamesMysqlslapOnce: --help's and the messages' workload
+// list name mysqlslap's load once, as the default (it is registered too).
+func TestWorkloadListNamesMysqlslapOnce(t *testing.T) {
+	names := workloadNames()
+	if !strings.HasPrefix(names, "mysqlslap (default), ") || strings.Count(names, "mysqlslap") != 1 {
+		t.Errorf("workload list %q", names)
+	}
+	env, stdout, _ := testEnv(t.TempDir(), nil)
+	run([]string{"--no-defaults", "--help"}, env)
+	if help := stdout.String(); !strings.Contains(help, "mysqlslap (default), oltp") {
+		t.Errorf("--help lists the workloads as:\n%s", help)
+	}
+}

@@ -104,11 +104,14 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 	return nil
 }
 
-// Names lists the registered workloads, for messages.
+// Names lists the registered workloads this front end runs, for messages
+// and --help.
 func Names() string {
 	var names []string
 	for _, m := range workload.All() {
-		names = append(names, m.Name)
+		if isTest(m) {
+			names = append(names, m.Name)
+		}
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
@@ -121,6 +124,9 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		return workload.Meta{}, nil, &ParseError{Msg: "FATAL: no test given: goslap sysbench [options]... testname [prepare|run|cleanup|help] (tests: " + Names() + ")", Stdout: true}
 	}
 	m, err := workload.Lookup(c.Workload)
+	if err == nil && !isTest(m) {
+		err = fmt.Errorf("not a sysbench test")
+	}
 	if err != nil {
 		what := fmt.Sprintf("'%s'", c.Test)
 		if c.Workload != c.Test && c.Workload != "" {

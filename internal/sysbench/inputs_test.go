@@ -109,3 +109,41 @@ func TestOneFileForTwoOutputs(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpListsWhatRuns: --help's tests are the workloads this front end
+// runs (not mysqlslap's load), and a test's help lists the options of its
+// own dialect and test.
+func TestHelpListsWhatRuns(t *testing.T) {
+	help := func(args ...string) string {
+		var out, errw strings.Builder
+		Main(args, Env{Stdout: &out, Stderr: &errw})
+		return out.String()
+	}
+	if h := help("--help"); !strings.Contains(h, "Tests: oltp, ") || strings.Contains(h, "mysqlslap,") {
+		t.Errorf("--help's tests: %q", h[strings.LastIndex(h, "Tests:"):])
+	}
+	for _, tc := range []struct {
+		args          []string
+		want, notWant []string
+	}{
+		{[]string{"oltp_read_write", "help"}, []string{"--tables=N", "--table_size=N", "--skip_trx"},
+			[]string{"--oltp_table_name", "--oltp_read_only", "--myisam_max_rows", "--mysql_engine_trx", "--delta", "--random_points"}},
+		{[]string{"--test=oltp", "help"}, []string{"--oltp_table_name", "--oltp_read_only", "--myisam_max_rows"}, []string{"--delta"}},
+		{[]string{"select_random_ranges", "help"}, []string{"--delta", "--number_of_ranges"}, []string{"--random_points", "--oltp_table_name"}},
+	} {
+		h := help(tc.args...)
+		for _, w := range tc.want {
+			if !strings.Contains(h, "  "+w) {
+				t.Errorf("%v: %s missing:\n%s", tc.args, w, h)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(h, "  "+w) {
+				t.Errorf("%v lists %s:\n%s", tc.args, w, h)
+			}
+		}
+	}
+	if err := parseAndResolve([]string{"mysqlslap", "run"}); err == nil || !strings.Contains(err.Error(), "Cannot find benchmark 'mysqlslap'") {
+		t.Errorf("goslap sysbench mysqlslap run: %v", err)
+	}
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/outpath"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // Dialect is the sysbench version whose behaviour and report are reproduced.
@@ -757,6 +758,28 @@ func identifier(s string, dollar bool) bool {
 	for _, r := range s {
 		ok := r == '_' || (dollar && r == '$') || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
 		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isTest reports whether a registered workload is one this front end runs:
+// all but mysqlslap's load, which is configured by mysqlslap's options
+// (its Build refuses every other front end).
+func isTest(m workload.Meta) bool { return m.Name != "mysqlslap" }
+
+// listedInHelp reports whether `goslap sysbench TEST help` lists a row of
+// the test's option group in dialect d: the group is shared by all OLTP
+// tests and all dialects, so a 1.0 test leaves out the rows that exist
+// only in 0.4/0.5 (their help names those dialects and not 1.0), and every
+// test leaves out the rows of another select_random_* test.
+func listedInHelp(o *getopt.Option, test string, d Dialect) bool {
+	if d == Dialect10 && (strings.Contains(o.Help, "0.4") || strings.Contains(o.Help, "0.5")) && !strings.Contains(o.Help, "1.0") {
+		return false
+	}
+	for _, other := range []string{"select_random_points", "select_random_ranges"} {
+		if other != test && strings.Contains(o.Help, other) {
 			return false
 		}
 	}
