@@ -362,7 +362,7 @@ func Parse(args []string) (*Config, error) {
 			}
 			target = n
 		}
-		if err := checkName(name, target, w); err != nil {
+		if err := checkName(name, target, w, c.Dialect); err != nil {
 			return nil, w.from.lineError(err)
 		}
 		if (name == "mysql-storage-engine" || target == "mysql-storage-engine") && w.hasValue {
@@ -736,13 +736,14 @@ func workloadFor(test string, d Dialect) (string, error) {
 // checkName refuses, before anything connects, the names goslap puts into
 // SQL as they are: the storage engine (sysbench sends it unquoted, so a
 // list such as myisam,innodb reached the server as a syntax error) and the
-// 0.4 table name. Each message says what is allowed.
-func checkName(name, target string, w word) error {
+// table name of dialect 0.4, the only one that uses it. Each message says
+// what is allowed.
+func checkName(name, target string, w word, d Dialect) error {
 	switch {
 	case target == "mysql-storage-engine" && w.hasValue && !identifier(w.value, false):
 		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --%s: one storage engine name "+
 			"(letters, digits and '_', such as innodb or myisam); lists are not supported", w.value, name), Stdout: true, option: name}
-	case name == "oltp-table-name" && !identifier(w.value, true):
+	case name == "oltp-table-name" && d == Dialect04 && !identifier(w.value, true):
 		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --oltp-table-name: a table name is "+
 			"1 to 64 letters, digits, '_' or '$', and not digits alone", w.value), Stdout: true, option: name}
 	}
