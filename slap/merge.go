@@ -7,15 +7,14 @@ package slap
 // --workload runs.
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/merge"
+	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/study"
@@ -24,22 +23,24 @@ import (
 )
 
 // MergeUsage is `goslap merge`'s synopsis.
-const MergeUsage = "Usage: goslap merge [--allow-partial] [--json=FILE] [--csv[=FILE]] [--latency] SHARD.json...\n" +
+const MergeUsage = "Usage: goslap merge [--allow-partial] [--allow-disjoint] [--json=FILE] [--csv[=FILE]] [--latency] SHARD.json...\n" +
 	"Merges the --json documents of the shards of one run (--shard=I/N) into one report, printed as the run on one\n" +
 	"machine prints it (with --latency's lines when the shards ran with --latency).\n" +
 	"  --allow-partial  report the shards there are (flagged partial) when some are missing or repeated\n" +
+	"  --allow-disjoint merge shards that did not run at the same time (one run's shards always do)\n" +
 	"  --json=FILE      also write the merged document (- for stdout, instead of the report)\n" +
 	"  --csv[=FILE]     mysqlslap's CSV lines instead of the blocks (stdout without FILE; FILE is appended to)\n" +
 	"  --latency        goslap's latency lines (as the run's --latency)\n"
 
 // mergeCommand is merge's command line.
 type mergeCommand struct {
-	files        []string
-	allowPartial bool
-	json         string
-	csvSet       bool
-	csv          string
-	latency      bool
+	files         []string
+	allowPartial  bool
+	allowDisjoint bool
+	json          string
+	csvSet        bool
+	csv           string
+	latency       bool
 }
 
 func parseMerge(args []string) (*mergeCommand, error) {
@@ -51,6 +52,10 @@ func parseMerge(args []string) (*mergeCommand, error) {
 			c.allowPartial = true
 		case a == "--skip-allow-partial":
 			c.allowPartial = false
+		case a == "--allow-disjoint":
+			c.allowDisjoint = true
+		case a == "--skip-allow-disjoint":
+			c.allowDisjoint = false
 		case a == "--latency":
 			c.latency = true
 		case a == "--csv":
@@ -73,6 +78,20 @@ func parseMerge(args []string) (*mergeCommand, error) {
 	}
 	if len(c.files) == 0 {
 		return nil, fmt.Errorf("merge: no shard documents given (goslap merge --help)")
+	}
+	// The outputs must not overwrite a shard's document or each other.
+	var files []outpath.File
+	if c.json != "-" {
+		files = append(files, outpath.File{Option: "--json", Path: c.json})
+	}
+	if c.csvSet && !strings.HasPrefix(c.csv, "-") {
+		files = append(files, outpath.File{Option: "--csv", Path: c.csv})
+	}
+	for _, f := range c.files {
+		files = append(files, outpath.File{Option: "the shard document", Path: f, Input: true})
+	}
+	if err := outpath.Check(files...); err != nil {
+		return nil, fmt.Errorf("merge: %v", err)
 	}
 	return c, nil
 }
@@ -98,7 +117,7 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 	}
 	var in []merge.Input
 	for _, f := range c.files {
-		data, err := os.ReadFile(f)
+		data, err := merge.ReadFile(f)
 		if err != nil {
 			return fail("merge: %v", err)
 		}
@@ -107,14 +126,14 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 			if k > 0 {
 				name = fmt.Sprintf("%s (document %d)", f, k+1)
 			}
-			d, err := jsondoc.Decode(bytes.NewReader(part))
+			d, err := merge.Decode(name, part)
 			if err != nil {
-				return fail("merge: %s: %v", name, err)
+				return fail("merge: %v", err)
 			}
 			in = append(in, merge.Input{Name: name, Doc: d})
 		}
 	}
-	res, err := merge.Merge(in, c.allowPartial)
+	res, err := merge.Merge(in, merge.Options{AllowPartial: c.allowPartial, AllowDisjoint: c.allowDisjoint})
 	if err != nil {
 		return fail("merge: %v", err)
 	}

@@ -196,6 +196,8 @@ func TestMergeCommandLine(t *testing.T) {
 		{[]string{files[0]}, "goslap: merge: shards [1] of 2 are missing"},
 		{[]string{filepath.Join(dir, "none.json")}, "no such file"},
 		{[]string{merged}, "not a shard's document"},
+		{[]string{files[0], files[1], "--json=" + files[1]}, "goslap: merge: --json=" + files[1] + " would overwrite the file that the shard document " + files[1] + " reads"},
+		{[]string{files[0], files[1], "--json=" + merged, "--csv=" + merged}, "goslap: merge: --json=" + merged + " and --csv=" + merged + " name the same file"},
 	} {
 		if code, _, stderr := runMerge(tc.args...); code != 1 || !strings.Contains(stderr, tc.err) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("merge %v = %d, %q; want an error with %q", tc.args, code, stderr, tc.err)
@@ -251,6 +253,11 @@ func TestMergeTPCCReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		tpcc.CellReport{Report: r, Warehouses: 2}.FillJSON(b)
+		// The totals sum the ops, as in a run's document (merge checks).
+		b.Executed, b.Errors, b.ErrorsByCode = 0, 0, []latency.ErrorCount{}
+		for _, op := range b.Ops {
+			b.Executed += op.Executed
+		}
 		b.Iterations[1].Start = b.Iterations[1].Start.Add(time.Duration(si) * 5 * time.Millisecond)
 		b.Iterations[1].End = b.Iterations[1].Start.Add(time.Second)
 		docs = append(docs, d)
@@ -266,5 +273,20 @@ func TestMergeTPCCReport(t *testing.T) {
 	code, stdout, stderr := runMerge(writeShardDocs(t, docs...)...)
 	if code != 0 || !strings.Contains(stdout, "\tWorkload: tpcc, 2 iterations\n") || !strings.HasSuffix(stdout, "\n\n"+want.String()+"\n") {
 		t.Errorf("exit %d, stderr %s\nstdout:\n%s\nwant the TPC-C sections:\n%s", code, stderr, stdout, want.String())
+	}
+}
+
+// TestMergeRefusesDisjointRuns: shards whose windows do not overlap are
+// not one run's; merge refuses them in one line unless --allow-disjoint.
+func TestMergeRefusesDisjointRuns(t *testing.T) {
+	files := writeShardDocs(t,
+		mergeShardDoc(t, frontEnd, workloadName, nil, 0, 2, 2, []int64{1000, 2000}, 0, 40*time.Millisecond),
+		mergeShardDoc(t, frontEnd, workloadName, nil, 1, 2, 2, []int64{1000, 2000}, 4900*time.Millisecond, 40*time.Millisecond))
+	code, _, stderr := runMerge(files...)
+	if want := "started 4.86s after shard 0"; code != 1 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("merge = %d, %q; want one line with %q", code, stderr, want)
+	}
+	if code, stdout, stderr := runMerge(append(files, "--allow-disjoint")...); code != 0 || !strings.HasPrefix(stdout, "Benchmark\n") {
+		t.Errorf("--allow-disjoint: exit %d: %s%s", code, stdout, stderr)
 	}
 }

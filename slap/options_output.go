@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/outpath"
 )
 
 // checkOutputFiles checks, before anything runs, the files goslap's own
@@ -21,6 +22,9 @@ import (
 func checkOutputFiles(o *Options) error {
 	if o.OnlyPrint && o.Ext.JSONSet {
 		return Exitf(1, "--only-print runs nothing: it cannot be combined with --json")
+	}
+	if err := outpath.Check(outputFiles(o)...); err != nil {
+		return Exitf(1, "%v", err)
 	}
 	if o.Ext.JSONSet && !JSONToStdout(o) {
 		if err := checkWritable(o.Ext.JSON, false); err != nil {
@@ -37,6 +41,36 @@ func checkOutputFiles(o *Options) error {
 		}
 	}
 	return nil
+}
+
+// outputFiles are the files a command line writes, and the statement
+// files it reads where goslap's own outputs could overwrite them. --csv
+// against a statement file is left as mysqlslap runs it: it only appends.
+func outputFiles(o *Options) []outpath.File {
+	var files []outpath.File
+	if o.Ext.JSONSet && !JSONToStdout(o) {
+		files = append(files, outpath.File{Option: "--json", Path: o.Ext.JSON})
+	}
+	if o.Ext.Sandbox.Plot != "" {
+		files = append(files, outpath.File{Option: "--plot", Path: o.Ext.Sandbox.Plot})
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	if o.CSVSet && o.CSV != "" && !strings.HasPrefix(o.CSV, "-") {
+		files = append(files, outpath.File{Option: "--csv", Path: o.CSV})
+	}
+	for _, in := range []struct {
+		set       bool
+		option, v string
+	}{{o.CreateSet, "--create", o.Create}, {o.QuerySet, "--query", o.Query},
+		{o.PreQuerySet, "--pre-query", o.PreQuery}, {o.PostQuerySet, "--post-query", o.PostQuery}} {
+		// A value names a file only when one exists (mysqlslap's rule).
+		if info, err := os.Stat(in.v); in.set && err == nil && info.Mode().IsRegular() {
+			files = append(files, outpath.File{Option: in.option, Path: in.v, Input: true})
+		}
+	}
+	return files
 }
 
 // checkWritable reports why path cannot be written. replaced says the

@@ -60,3 +60,44 @@ func TestOutputFilesCheckedUpFront(t *testing.T) {
 		t.Errorf("the check changed the directory: %d entries, old.json %q", len(entries), data)
 	}
 }
+
+// TestOneFileForTwoOutputsRefused: two outputs naming one file (by path,
+// cleaned path or link), or --json/--plot over a statement file the run
+// reads, are refused in one line before anything connects; --csv over a
+// statement file stays as mysqlslap runs it (it appends).
+func TestOneFileForTwoOutputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	query := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(query, []byte("SELECT 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "o.svg"), filepath.Join(dir, "link.svg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "o.svg"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-a", "--json=o.svg", "--plot=o.svg"}, "--json=o.svg and --plot=o.svg name the same file: give each output its own"},
+		{[]string{"-a", "--csv=o.csv", "--json=./o.csv"}, "--json=./o.csv and --csv=o.csv name the same file: give each output its own"},
+		{[]string{"-a", "--csv=" + dir + "/o.svg", "--plot=o.svg"}, "--plot=o.svg and --csv=" + dir + "/o.svg name the same file: give each output its own"},
+		{[]string{"-a", "--json=link.svg", "--plot=o.svg"}, "--json=link.svg and --plot=o.svg name the same file: give each output its own"},
+		{[]string{"--query=q.sql", "--json=q.sql"}, "--json=q.sql would overwrite the file that --query=q.sql reads: give the output another name"},
+		{[]string{"--workload=oltp_point_select", "--json=r.svg", "--plot=r.svg", "run"}, "--json=r.svg and --plot=r.svg name the same file: give each output its own"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Chdir(dir)
+			env, stdout, stderr := testEnv(dir, nil)
+			code := run(append([]string{"--no-defaults", "--host=127.0.0.1", "--port=1"}, tc.args...), env)
+			if code != 1 || stderr.String() != "goslap: "+tc.want+"\n" || stdout.Len() != 0 {
+				t.Errorf("rc %d stderr %q stdout %q, want rc 1 and %q", code, stderr, stdout, tc.want)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(query); string(data) != "SELECT 1" {
+		t.Errorf("the statement file was changed: %q", data)
+	}
+}

@@ -181,7 +181,9 @@ func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, 
 func workloadNames() string {
 	names := []string{mysqlslapWorkload + " (default)"}
 	for _, m := range workload.All() {
-		names = append(names, m.Name)
+		if m.Name != mysqlslapWorkload { // registered too; listed once, first
+			names = append(names, m.Name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -409,14 +411,19 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 // own rows; an option of another workload is one clear error.
 func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssignment) error {
 	rows := s.Options()
-	has := map[string]bool{}
+	has, numeric := map[string]bool{}, map[string]bool{}
 	for _, r := range rows {
 		has[getopt.Normalize(r.Name)] = true
+		numeric[getopt.Normalize(r.Name)] = r.Var == getopt.VarUint32 || r.Var == getopt.VarUint64
 	}
 	var words []string
 	for _, a := range args {
 		if !has[getopt.Normalize(a.field)] {
 			return Exitf(1, "--%s is not an option of workload %s", a.name, m.Name)
+		}
+		if numeric[getopt.Normalize(a.field)] && strings.Contains(a.value, ",") {
+			// Only the size options that are strings sweep (study.SplitScales).
+			return Exitf(1, "--%s=%s: one number only; a list is not supported for --%s", a.name, a.value, a.name)
 		}
 		words = append(words, "--"+a.field+"="+a.value)
 	}

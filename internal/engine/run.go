@@ -306,33 +306,6 @@ func (r *run) kill(ids []uint32) {
 	wg.Wait()
 }
 
-// connect opens a connection with mysqlslap's retries, giving up early when
-// the load is stopped.
-func (r *run) connect(c *client) (*mysqlconn.Conn, error) {
-	var err error
-	for attempt := 0; attempt < connectAttempts; attempt++ {
-		var conn *mysqlconn.Conn
-		r.dials <- struct{}{}
-		if r.stopped.Load() {
-			// Stopped while queued for a dial (a thousand clients
-			// connecting when one fails): the error is not the cause.
-			<-r.dials
-			return nil, errStopped
-		}
-		conn, err = r.p.Connector.Connect(&c.slot)
-		<-r.dials
-		if err == nil {
-			return conn, nil
-		}
-		if r.stopped.Load() {
-			break
-		}
-		time.Sleep(connectBackoff)
-	}
-	code, msg := r.p.Connector.ConnectError(err)
-	return nil, &ConnectError{Client: c.gid, Code: code, Message: msg}
-}
-
 // reconnect re-opens a broken connection with back-off until it succeeds,
 // the load stops or passes its deadline, or reconnectFor has passed.
 func (r *run) reconnect(c *client) (*mysqlconn.Conn, error) {

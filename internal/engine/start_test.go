@@ -5,6 +5,9 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
 func TestStartHoldsTheClock(t *testing.T) {
@@ -63,5 +66,57 @@ func TestStartFailureMeasuresNothing(t *testing.T) {
 				t.Errorf("%d units ran, %d of 3 clients ended", w.calls.Load(), w.ends.Load())
 			}
 		})
+	}
+}
+
+// TestServerFullEndsTheConnectPhase: when the server has no connection to
+// spare (1226 for an account's MAX_USER_CONNECTIONS, as 1040 for the
+// server's max_connections), the first refusal ends the connect phase at
+// once and every connection opened is released, instead of each failing
+// client retrying for a second while the others hold theirs.
+func TestServerFullEndsTheConnectPhase(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		"DROP USER IF EXISTS 'limited'@'localhost'",
+		"CREATE USER 'limited'@'localhost' WITH MAX_USER_CONNECTIONS 3",
+		"GRANT SELECT ON *.* TO 'limited'@'localhost'",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer db.Exec("DROP USER IF EXISTS 'limited'@'localhost'")
+	cfg := s.RootConfig("")
+	cfg.User = "limited"
+	conn, err := mysqlconn.NewConnector(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := selectPlan(t, 40)
+	p.Connector = conn
+	p.Events = 100
+	began := time.Now()
+	b, err := Run(context.Background(), p)
+	took := time.Since(began)
+	var ce *ConnectError
+	if !errors.As(err, &ce) || ce.Code != 1226 || b != nil {
+		t.Fatalf("got %v, %v; want a 1226 connect error", b, err)
+	}
+	// One failing client's retries alone take connectAttempts *
+	// connectBackoff (1 s).
+	if took >= connectAttempts*connectBackoff/2 {
+		t.Errorf("the connect phase took %v after the first refusal", took)
+	}
+	var held int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'limited'").Scan(&held); err != nil {
+		t.Fatal(err)
+	}
+	if held != 0 {
+		t.Errorf("%d connections still held after Run returned", held)
 	}
 }

@@ -33,14 +33,32 @@ type Result struct {
 	Warnings []string
 }
 
-// Merge merges the shards' documents. It refuses documents that are not
-// shards, of different runs or plans, and — unless allowPartial — a
-// missing or repeated shard; with allowPartial a repeated shard's later
+// Options are what a merge may let through.
+type Options struct {
+	// AllowPartial reports the shards there are when some are missing
+	// or repeated (a repeated shard's later document wins).
+	AllowPartial bool
+	// AllowDisjoint merges shards whose windows do not overlap, which
+	// the shards of one run always do (checkWindows).
+	AllowDisjoint bool
+}
+
+// Merge merges the shards' documents. It refuses documents whose figures
+// cannot come from a run (checkDocument), documents that are not shards,
+// of different runs or plans, shards that did not run together
+// (checkWindows) unless AllowDisjoint, and — unless AllowPartial — a
+// missing or repeated shard; with AllowPartial a repeated shard's later
 // document replaces the earlier (a re-run pod replaces, never adds) and
 // the result is flagged partial when a shard is missing.
-func Merge(in []Input, allowPartial bool) (*Result, error) {
+func Merge(in []Input, opt Options) (*Result, error) {
+	allowPartial := opt.AllowPartial
 	if len(in) == 0 {
 		return nil, errors.New("no documents to merge")
+	}
+	for _, f := range in {
+		if err := checkDocument(f); err != nil {
+			return nil, err
+		}
 	}
 	first := in[0]
 	byIndex := map[int]Input{}
@@ -81,8 +99,15 @@ func Merge(in []Input, allowPartial bool) (*Result, error) {
 		return nil, fmt.Errorf("shards %v of %d are missing (--allow-partial reports the others, flagged partial)", missing, count)
 	}
 	docs := make([]*jsondoc.Document, 0, len(have))
+	kept := make([]Input, 0, len(have))
 	for _, i := range have {
 		docs = append(docs, byIndex[i].Doc)
+		kept = append(kept, byIndex[i])
+	}
+	if !opt.AllowDisjoint {
+		if err := checkWindows(kept); err != nil {
+			return nil, err
+		}
 	}
 	return combine(docs, count, missing)
 }

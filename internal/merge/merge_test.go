@@ -64,7 +64,7 @@ func TestMergedHistogramIsOneRecording(t *testing.T) {
 		}
 		in = append(in, Input{Name: "s" + string(rune('0'+i)), Doc: shardDoc(t, i, 3, 3, s, time.Duration(i)*time.Millisecond, 10*time.Second)})
 	}
-	res, err := Merge(in, false)
+	res, err := Merge(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestMergedHistogramIsOneRecording(t *testing.T) {
 	}
 	// Order of the inputs does not matter.
 	in[0], in[2] = in[2], in[0]
-	res2, err := Merge(in, false)
+	res2, err := Merge(in, Options{})
 	if err != nil || res2.Doc.Benchmarks[0].Ops[0].Histogram != b.Ops[0].Histogram {
 		t.Errorf("merge depends on the order of the shards: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestMergedHistogramIsOneRecording(t *testing.T) {
 
 func TestSkewWarning(t *testing.T) {
 	in := []Input{{"a", shardDoc(t, 0, 2, 1, []int64{5}, 0, time.Second)}, {"b", shardDoc(t, 1, 2, 1, []int64{5}, 20*time.Millisecond, time.Second)}}
-	res, err := Merge(in, false)
+	res, err := Merge(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestRefusals(t *testing.T) {
 			for i, doc := range tc.in {
 				in = append(in, Input{Name: "f" + string(rune('0'+i)), Doc: doc})
 			}
-			_, err := Merge(in, false)
+			_, err := Merge(in, Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("Merge = %v, want an error with %q", err, tc.err)
 			}
@@ -152,7 +152,7 @@ func TestRefusals(t *testing.T) {
 
 func TestAllowPartial(t *testing.T) {
 	a, c := shardDoc(t, 0, 3, 2, []int64{10, 20}, 0, time.Second), shardDoc(t, 2, 3, 2, []int64{30, 40}, 0, time.Second)
-	res, err := Merge([]Input{{"a", a}, {"c", c}}, true)
+	res, err := Merge([]Input{{"a", a}, {"c", c}}, Options{AllowPartial: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestAllowPartial(t *testing.T) {
 	// A re-run shard replaces the earlier document, never adds to it.
 	rerun := shardDoc(t, 2, 3, 2, []int64{50}, 0, time.Second)
 	rerun.FinishedAt = c.FinishedAt.Add(time.Second)
-	res, err = Merge([]Input{{"a", a}, {"rerun", rerun}, {"c", c}}, true)
+	res, err = Merge([]Input{{"a", a}, {"rerun", rerun}, {"c", c}}, Options{AllowPartial: true})
 	if err != nil || res.Doc.Benchmarks[0].Executed != 3 {
 		t.Fatalf("executed %v, %v: want the re-run's 1 + shard 0's 2", res.Doc.Benchmarks[0].Executed, err)
 	}

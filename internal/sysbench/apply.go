@@ -24,7 +24,15 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 	for _, o := range rows {
 		byName[getopt.Normalize(o.Name)] = o
 	}
+	// words are the command line's; fromFile the --config-file's, which
+	// come after them and are parsed one by one so that an error names
+	// the file's line instead of repeating its text.
 	var words []string
+	type fileWord struct {
+		word, name string
+		from       *Origin
+	}
+	var fromFile []fileWord
 	if _, ok := byName["sysbench-compat"]; ok {
 		words = append(words, "--sysbench-compat="+string(c.Dialect))
 	}
@@ -34,30 +42,36 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 			if carriedByPoint[a.Name] {
 				continue
 			}
-			return invalidOption(a.Word)
+			return a.From.lineError(invalidOption(a.Word))
 		}
+		var w string
 		switch o.Var {
 		case getopt.VarBool:
 			b, err := boolValue(word{raw: a.Word, value: a.Value, hasValue: a.HasValue})
 			if err != nil {
-				return err
+				return a.From.lineError(err)
 			}
 			v := "0"
 			if b {
 				v = "1"
 			}
-			words = append(words, "--"+o.Name+"="+v)
+			w = "--" + o.Name + "=" + v
 		case getopt.VarUint32, getopt.VarUint64:
 			if !a.HasValue || a.Value == "" || strings.TrimLeft(a.Value, "0123456789") != "" {
-				return invalidValue(a.Name, a.Value)
+				return a.From.lineError(invalidValue(a.Name, a.Value))
 			}
-			words = append(words, "--"+o.Name+"="+a.Value)
+			w = "--" + o.Name + "=" + a.Value
 		default:
 			if a.HasValue {
-				words = append(words, "--"+o.Name+"="+a.Value)
+				w = "--" + o.Name + "=" + a.Value
 			} else {
-				words = append(words, "--"+o.Name)
+				w = "--" + o.Name
 			}
+		}
+		if a.From != nil {
+			fromFile = append(fromFile, fileWord{w, a.Name, a.From})
+		} else {
+			words = append(words, w)
 		}
 	}
 	var msgs bytes.Buffer
@@ -70,14 +84,34 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 		msg := strings.TrimSpace(msgs.String() + "\n" + err.Error())
 		return &ParseError{Msg: "FATAL: " + strings.ReplaceAll(msg, "\n", "\nFATAL: "), Stdout: true}
 	}
+	// The workload validates most values when it is built, and its
+	// messages repeat them: a build that worked before a file's line and
+	// fails after it is that line's error, said by its place.
+	common := workload.Common{Schema: c.MySQL.DB}
+	_, before := s.Build(c.Workload, common)
+	for _, fw := range fromFile {
+		err := p.Parse([]string{fw.word}, true)
+		if err == nil {
+			err = p.Finish()
+		}
+		if err == nil && before == nil {
+			_, err = s.Build(c.Workload, common)
+		}
+		if err != nil {
+			return fw.from.lineError(&ParseError{Msg: err.Error(), option: fw.name})
+		}
+	}
 	return nil
 }
 
-// Names lists the registered workloads, for messages.
+// Names lists the registered workloads this front end runs, for messages
+// and --help.
 func Names() string {
 	var names []string
 	for _, m := range workload.All() {
-		names = append(names, m.Name)
+		if isTest(m) {
+			names = append(names, m.Name)
+		}
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
@@ -90,6 +124,9 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		return workload.Meta{}, nil, &ParseError{Msg: "FATAL: no test given: goslap sysbench [options]... testname [prepare|run|cleanup|help] (tests: " + Names() + ")", Stdout: true}
 	}
 	m, err := workload.Lookup(c.Workload)
+	if err == nil && !isTest(m) {
+		err = fmt.Errorf("not a sysbench test")
+	}
 	if err != nil {
 		what := fmt.Sprintf("'%s'", c.Test)
 		if c.Workload != c.Test && c.Workload != "" {

@@ -80,7 +80,7 @@ func Main(args []string, env Env) int {
 		return fail(out, errw, err)
 	}
 	if c.Command == "help" {
-		workloadHelp(out, meta, settings)
+		workloadHelp(out, meta, settings, c.Dialect)
 		return 0
 	}
 	if c.Command == "" {
@@ -376,12 +376,12 @@ func slicesMax(v []int) int {
 // "TEST options:", then one line per option, names with sysbench's
 // underscores, padded to the longest, default in brackets. Aliases (the
 // 0.4/0.5 spellings) are not listed, as sysbench 1.0 lists none.
-func workloadHelp(out io.Writer, m workload.Meta, s workload.Settings) {
+func workloadHelp(out io.Writer, m workload.Meta, s workload.Settings, d Dialect) {
 	type line struct{ name, help string }
 	var lines []line
 	width := 0
 	for _, o := range s.Options() {
-		if strings.HasPrefix(o.Help, "Alias of ") {
+		if strings.HasPrefix(o.Help, "Alias of ") || !listedInHelp(o, m.Name, d) {
 			continue
 		}
 		name := "--" + strings.ReplaceAll(o.Name, "-", "_")
@@ -484,9 +484,5 @@ refused with an error naming them.
 
 See 'goslap sysbench <testname> help' for a test's options.
 `)
-	var names []string
-	for _, m := range workload.All() {
-		names = append(names, m.Name)
-	}
-	fmt.Fprintf(out, "Tests: %s\n", strings.Join(names, ", "))
+	fmt.Fprintf(out, "Tests: %s\n", Names())
 }

@@ -12,6 +12,7 @@
 package sysbench
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/outpath"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // Dialect is the sysbench version whose behaviour and report are reproduced.
@@ -37,6 +40,36 @@ type Assignment struct {
 	Name     string // 1.0 name, '-'-separated ("table-size")
 	Value    string
 	HasValue bool
+	// From is where a --config-file line came from (nil on the command
+	// line): errors name it instead of repeating the line.
+	From *Origin
+}
+
+// Origin is a --config-file line's place. A message about the line says
+// the file and line number, never the text: the file may hold a password.
+type Origin struct {
+	File string
+	Line int
+}
+
+// lineError is err as said of a --config-file line: the place, and the
+// option's name when the name is one goslap knows (an invalid value), but
+// never the line's text.
+func (o *Origin) lineError(err error) error {
+	if o == nil || err == nil {
+		return err
+	}
+	what := "not an option goslap sysbench knows, or a value it cannot take"
+	stdout := true
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		stdout = pe.Stdout
+		if pe.option != "" {
+			what = "invalid value for --" + pe.option
+		}
+	}
+	return &ParseError{Msg: fmt.Sprintf("FATAL: --config-file '%s', line %d: %s (the line is not shown: the file may hold a password)",
+		o.File, o.Line, what), Stdout: stdout}
 }
 
 // MySQL holds the --mysql-* connection options.
@@ -119,6 +152,9 @@ type Config struct {
 type ParseError struct {
 	Msg    string
 	Stdout bool
+	// option is the (known) option whose value was refused, for
+	// Origin.lineError; "" when the name itself may be the problem.
+	option string
 }
 
 func (e *ParseError) Error() string { return e.Msg }
@@ -128,7 +164,7 @@ func invalidOption(word string) *ParseError {
 }
 
 func invalidValue(name, v string) *ParseError {
-	return &ParseError{Msg: fmt.Sprintf("Invalid value for the '%s' option: '%s'", strings.ReplaceAll(name, "-", "_"), v)}
+	return &ParseError{Msg: fmt.Sprintf("Invalid value for the '%s' option: '%s'", strings.ReplaceAll(name, "-", "_"), v), option: name}
 }
 
 // generalAliases are sysbench 1.0's deprecated names of its general
@@ -212,6 +248,7 @@ type word struct {
 	name     string // '-'-separated
 	value    string
 	hasValue bool
+	from     *Origin // nil on the command line
 }
 
 func splitWord(w string) word {
@@ -227,18 +264,20 @@ var ReadFile = os.ReadFile
 // line, '#' starts a comment line, blank lines skipped. sysbench does not
 // trim spaces around the name, so neither does goslap (a name with a space
 // is then unknown, which sysbench also reports).
-func configFileWords(path string) ([]string, error) {
+func configFileWords(path string) ([]word, error) {
 	b, err := ReadFile(path)
 	if err != nil {
 		return nil, &ParseError{Msg: fmt.Sprintf("FATAL: cannot read the configuration file '%s': %v", path, err), Stdout: true}
 	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
+	var out []word
+	for i, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimRight(line, "\r")
 		if line == "" || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
 			continue
 		}
-		out = append(out, "--"+line)
+		w := splitWord("--" + line)
+		w.from = &Origin{File: path, Line: i + 1}
+		out = append(out, w)
 	}
 	return out, nil
 }
@@ -271,9 +310,7 @@ func Parse(args []string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range more {
-			opts = append(opts, splitWord(a))
-		}
+		opts = append(opts, more...)
 	}
 
 	// The dialect decides which names are native, so find it first:
@@ -285,7 +322,7 @@ func Parse(args []string) (*Config, error) {
 			case Dialect10, Dialect05, Dialect04:
 				c.Dialect, c.Forced = Dialect(w.value), true
 			default:
-				return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (dialects: 1.0, 0.5, 0.4)", w.raw)}
+				return nil, w.from.lineError(&ParseError{Msg: fmt.Sprintf("invalid option: %s (dialects: 1.0, 0.5, 0.4)", w.raw), option: w.name})
 			}
 		case "test":
 			c.Test, c.TestBy = w.value, "--test"
@@ -344,24 +381,27 @@ func Parse(args []string) (*Config, error) {
 		}
 		if err := c.general(name, w); err != errNotGeneral {
 			if err != nil {
-				return nil, err
+				return nil, w.from.lineError(err)
 			}
 			continue
 		}
 		if workloadChoosers[name] && !legacy {
-			return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)", w.raw)}
+			return nil, w.from.lineError(&ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 option; in 1.0 pick the test: oltp_read_only, oltp_write_only, ...)", w.raw)})
 		}
 		target := name
 		if n, ok := legacyNames[name]; ok {
 			if !legacy {
-				return nil, &ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 name; sysbench 1.0 calls it --%s)", w.raw, n)}
+				return nil, w.from.lineError(&ParseError{Msg: fmt.Sprintf("invalid option: %s (a sysbench 0.4/0.5 name; sysbench 1.0 calls it --%s)", w.raw, n)})
 			}
 			target = n
+		}
+		if err := checkName(name, target, w, c.Dialect); err != nil {
+			return nil, w.from.lineError(err)
 		}
 		if (name == "mysql-storage-engine" || target == "mysql-storage-engine") && w.hasValue {
 			c.Engine = w.value
 		}
-		c.WorkloadArgs = append(c.WorkloadArgs, Assignment{Word: w.raw, Name: target, Value: w.value, HasValue: w.hasValue})
+		c.WorkloadArgs = append(c.WorkloadArgs, Assignment{Word: w.raw, Name: target, Value: w.value, HasValue: w.hasValue, From: w.from})
 	}
 	// sysbench 1.0.20 (observed) ignores a deprecated alias left at its
 	// default value, and otherwise lets it win over the new name whatever
@@ -374,14 +414,14 @@ func Parse(args []string) (*Config, error) {
 		alias := generalAliases[name]
 		n, err := uintValue(alias, w)
 		if err != nil {
-			return nil, err
+			return nil, w.from.lineError(err)
 		}
 		if n == aliasDefaults[name] {
 			continue
 		}
 		c.Warnings = append(c.Warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", name, alias))
 		if err := c.general(alias, w); err != nil {
-			return nil, err
+			return nil, w.from.lineError(err)
 		}
 	}
 	if c.Test != "" {
@@ -390,6 +430,12 @@ func Parse(args []string) (*Config, error) {
 			return nil, err
 		}
 		c.Workload = wl
+	}
+	// --json's file and --plot's chart must be two files, and neither the
+	// --config-file the command line reads.
+	if err := outpath.Check(outpath.File{Option: "--json", Path: c.Extras.JSON}, outpath.File{Option: "--plot", Path: c.Extras.Plot},
+		outpath.File{Option: "--config-file", Path: configFile, Input: true}); err != nil {
+		return nil, &ParseError{Msg: "FATAL: " + err.Error(), Stdout: true}
 	}
 	if len(c.MySQL.Ports) == 0 {
 		c.MySQL.Ports = []int{3306}
@@ -435,7 +481,11 @@ func listValue(w word) []string {
 // means the name is not one of them.
 func (c *Config) general(name string, w word) error {
 	refuse := func(why string) {
-		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", w.raw, why))
+		said := w.raw
+		if w.from != nil {
+			said = fmt.Sprintf("--%s (--config-file '%s', line %d)", name, w.from.File, w.from.Line)
+		}
+		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", said, why))
 	}
 	switch name {
 	case "sysbench-compat", "test":
@@ -717,4 +767,58 @@ func workloadFor(test string, d Dialect) (string, error) {
 		return wl, nil
 	}
 	return base, nil
+}
+
+// checkName refuses, before anything connects, the names goslap puts into
+// SQL as they are: the storage engine (sysbench sends it unquoted, so a
+// list such as myisam,innodb reached the server as a syntax error) and the
+// table name of dialect 0.4, the only one that uses it. Each message says
+// what is allowed.
+func checkName(name, target string, w word, d Dialect) error {
+	switch {
+	case target == "mysql-storage-engine" && w.hasValue && !identifier(w.value, false):
+		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --%s: one storage engine name "+
+			"(letters, digits and '_', such as innodb or myisam); lists are not supported", w.value, name), Stdout: true, option: name}
+	case name == "oltp-table-name" && d == Dialect04 && !identifier(w.value, true):
+		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --oltp-table-name: a table name is "+
+			"1 to 64 letters, digits, '_' or '$', and not digits alone", w.value), Stdout: true, option: name}
+	}
+	return nil
+}
+
+// identifier reports whether s is a name MySQL reads without quotes: 1 to
+// 64 ASCII letters, digits and '_' (and '$' when dollar), not all digits.
+func identifier(s string, dollar bool) bool {
+	if s == "" || len(s) > 64 || strings.Trim(s, "0123456789") == "" {
+		return false
+	}
+	for _, r := range s {
+		ok := r == '_' || (dollar && r == '$') || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isTest reports whether a registered workload is one this front end runs:
+// all but mysqlslap's load, which is configured by mysqlslap's options
+// (its Build refuses every other front end).
+func isTest(m workload.Meta) bool { return m.Name != "mysqlslap" }
+
+// listedInHelp reports whether `goslap sysbench TEST help` lists a row of
+// the test's option group in dialect d: the group is shared by all OLTP
+// tests and all dialects, so a 1.0 test leaves out the rows that exist
+// only in 0.4/0.5 (their help names those dialects and not 1.0), and every
+// test leaves out the rows of another select_random_* test.
+func listedInHelp(o *getopt.Option, test string, d Dialect) bool {
+	if d == Dialect10 && (strings.Contains(o.Help, "0.4") || strings.Contains(o.Help, "0.5")) && !strings.Contains(o.Help, "1.0") {
+		return false
+	}
+	for _, other := range []string{"select_random_points", "select_random_ranges"} {
+		if other != test && strings.Contains(o.Help, other) {
+			return false
+		}
+	}
+	return true
 }

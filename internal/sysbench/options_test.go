@@ -38,10 +38,10 @@ func TestParse(t *testing.T) {
 				t.Errorf("mysql: %+v", c.MySQL)
 			}
 			wantArgs := []Assignment{
-				{"--oltp-table-size=1000000", "table-size", "1000000", true},
-				{"--oltp-table-name=sbtest", "oltp-table-name", "sbtest", true},
-				{"--oltp-read-only=on", "oltp-read-only", "on", true},
-				{"--mysql-table-engine=myisam", "mysql-storage-engine", "myisam", true},
+				{"--oltp-table-size=1000000", "table-size", "1000000", true, nil},
+				{"--oltp-table-name=sbtest", "oltp-table-name", "sbtest", true, nil},
+				{"--oltp-read-only=on", "oltp-read-only", "on", true, nil},
+				{"--mysql-table-engine=myisam", "mysql-storage-engine", "myisam", true, nil},
 			}
 			if !reflect.DeepEqual(c.WorkloadArgs, wantArgs) {
 				t.Errorf("workload args %+v", c.WorkloadArgs)
@@ -123,9 +123,9 @@ func TestParse(t *testing.T) {
 		}},
 		{"underscores, booleans, bare flag", strings.Fields("oltp_read_write --skip_trx --range-selects=off --auto_inc=TRUE --mysql_ssl=yes --mysql-compression=1 --report_interval=2 --percentile=99 --rand-seed=5 prepare"), func(t *testing.T, c *Config) {
 			want := []Assignment{
-				{"--skip_trx", "skip-trx", "", false},
-				{"--range-selects=off", "range-selects", "off", true},
-				{"--auto_inc=TRUE", "auto-inc", "TRUE", true},
+				{"--skip_trx", "skip-trx", "", false, nil},
+				{"--range-selects=off", "range-selects", "off", true, nil},
+				{"--auto_inc=TRUE", "auto-inc", "TRUE", true, nil},
 			}
 			if !reflect.DeepEqual(c.WorkloadArgs, want) {
 				t.Errorf("args %+v", c.WorkloadArgs)

@@ -184,6 +184,8 @@ func load(ctx context.Context, c *Config, w *tpcc.Workload, s *workload.Session,
 	if conns == 0 {
 		conns = 2 * runtime.NumCPU()
 	}
+	// The load uses no more connections than it has tasks: say those.
+	conns = tpcc.LoadConnections(c.Warehouses, conns)
 	writeParameters(out, c)
 	fmt.Fprintf(out, "\nTPCC Data Load Started... (goslap: in parallel over %d connections)\n", conns)
 	start := time.Now()

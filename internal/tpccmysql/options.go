@@ -2,8 +2,11 @@ package tpccmysql
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // Config is one command line of tpcc_load or tpcc_start.
@@ -141,10 +144,7 @@ func (c *Config) set1(letter byte, v string) error {
 	case 'h':
 		c.Host = v
 	case 'P':
-		c.Port, err = number("-P", v)
-		if err == nil && (c.Port < 1 || c.Port > 65535) {
-			err = fmt.Errorf("-P %s: not a TCP port", v)
-		}
+		c.Port, err = wholeNumber("-P", v, "the TCP port", 1, 65535)
 	case 'd':
 		c.DB = v
 	case 'u':
@@ -154,25 +154,33 @@ func (c *Config) set1(letter byte, v string) error {
 	case 'S':
 		c.Socket = v
 	case 'w':
-		c.Warehouses, err = number("-w", v)
+		c.Warehouses, err = wholeNumber("-w", v, "the number of warehouses", 1, tpcc.MaxWarehouses)
 	case 'c':
-		c.Connections, err = number("-c", v)
+		c.Connections, err = wholeNumber("-c", v, "the number of connections", 1, math.MaxInt32)
 	case 'r':
-		c.Rampup, err = number("-r", v)
+		c.Rampup, err = wholeNumber("-r", v, "the ramp-up time (seconds)", 0, math.MaxInt32)
 	case 'l':
-		c.Measure, err = number("-l", v)
+		c.Measure, err = wholeNumber("-l", v, "the measure time (seconds)", 1, math.MaxInt32)
 	case 'i':
-		c.Interval, err = number("-i", v)
+		c.Interval, err = wholeNumber("-i", v, "the report interval (seconds; 0: none)", 0, math.MaxInt32)
 	}
 	return err
 }
 
-func number(opt, v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s %s: not a number of 0 or more", opt, v)
+// wholeNumber reads a letter option's whole number in [lo, hi]; the message
+// says the range that is accepted, and a list (-w 1,2) that one number is.
+func wholeNumber(opt, v, what string, lo, hi int) (int, error) {
+	if strings.Contains(v, ",") {
+		return 0, fmt.Errorf("%s %s: one number only; lists are not supported (run once per value)", opt, v)
 	}
-	return n, nil
+	n, err := strconv.Atoi(v)
+	if err == nil && n >= lo && n <= hi {
+		return n, nil
+	}
+	if hi == math.MaxInt32 {
+		return 0, fmt.Errorf("%s %s: %s must be a whole number of %d or more", opt, v, what, lo)
+	}
+	return 0, fmt.Errorf("%s %s: %s must be a whole number from %d to %d", opt, v, what, lo, hi)
 }
 
 func positive(opt, v string) (int, error) {
@@ -194,9 +202,6 @@ func (c *Config) validate() error {
 		if !c.set['w'] {
 			return fmt.Errorf("-w (warehouses) is required")
 		}
-		if c.Warehouses < 1 {
-			return fmt.Errorf("-w %d: the number of warehouses must be at least 1", c.Warehouses)
-		}
 	}
 	if c.Command != "tpcc-start" {
 		return nil
@@ -204,12 +209,8 @@ func (c *Config) validate() error {
 	switch {
 	case !c.set['c']:
 		return fmt.Errorf("-c (connections) is required")
-	case c.Connections < 1:
-		return fmt.Errorf("-c %d: the number of connections must be at least 1", c.Connections)
 	case !c.set['l']:
 		return fmt.Errorf("-l (measure time, seconds) is required")
-	case c.Measure < 1:
-		return fmt.Errorf("-l %d: the measure time must be at least 1 second", c.Measure)
 	}
 	return nil
 }

@@ -204,19 +204,19 @@ func TestBadInputs(t *testing.T) {
 		args    []string
 		stderr  string
 	}{
-		{"tpcc-load", []string{"-d", "tpcc_empty", "-w", "0"}, "goslap tpcc-load: -w 0: the number of warehouses must be at least 1\n"},
+		{"tpcc-load", []string{"-d", "tpcc_empty", "-w", "0"}, "goslap tpcc-load: -w 0: the number of warehouses must be a whole number from 1 to 32767\n"},
 		{"tpcc-load", []string{"-d", "tpcc_empty"}, "goslap tpcc-load: -w (warehouses) is required\n"},
 		{"tpcc-load", []string{"-d", "tpcc_empty", "-w", "1", "-m", "1"}, "goslap tpcc-load: -m (first warehouse) cannot be honoured: goslap tpcc-load loads warehouses 1..-w at once, in parallel\n"},
 		{"tpcc-load", []string{"-d", "tpcc_other", "-w", "1"}, "goslap tpcc-load: schema 'tpcc_other' holds tables TPC-C did not create (mine): use an empty schema\n"},
 		{"tpcc-load", []string{"-d", "no_such_db", "-w", "1"}, "goslap tpcc-load: Error when connecting to server: 1049 Unknown database 'no_such_db'\n"},
 		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "2", "-l", "5"}, "goslap tpcc-start: schema 'tpcc_empty' holds no TPC-C tables: load it first (goslap tpcc-load)\n"},
 		{"tpcc-start", []string{"-d", "tpcc_other", "-w", "1", "-c", "2", "-l", "5"}, "goslap tpcc-start: schema 'tpcc_other' holds no TPC-C tables: load it first (goslap tpcc-load)\n"},
-		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "0", "-l", "5"}, "goslap tpcc-start: -c 0: the number of connections must be at least 1\n"},
+		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "0", "-l", "5"}, "goslap tpcc-start: -c 0: the number of connections must be a whole number of 1 or more\n"},
 		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "2"}, "goslap tpcc-start: -l (measure time, seconds) is required\n"},
 		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "2", "-l", "5", "-f", "out.txt"}, "goslap tpcc-start: -f (report file) cannot be honoured: goslap prints the report on standard output\n"},
 		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "2", "-l", "5", "-x", "1"}, "goslap tpcc-start: invalid option -- 'x'\n"},
 		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "1", "-c", "2", "-l"}, "goslap tpcc-start: option requires an argument -- 'l'\n"},
-		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "ten"}, "goslap tpcc-start: -w ten: not a number of 0 or more\n"},
+		{"tpcc-start", []string{"-d", "tpcc_empty", "-w", "ten"}, "goslap tpcc-start: -w ten: the number of warehouses must be a whole number from 1 to 32767\n"},
 		{"tpcc-check", []string{"-d", "tpcc_other"}, "goslap tpcc-check: schema 'tpcc_other' holds no TPC-C tables: load it first (goslap tpcc-load)\n"},
 	} {
 		out, errOut, code := run(t, s, c.command, c.args...)

@@ -183,14 +183,17 @@ func (w *Workload) load(ctx context.Context, s *workload.Session, p workload.Poi
 	return nil
 }
 
+// LoadConnections is how many of asked connections a load of warehouses
+// uses: one task runs on one connection at a time, so never more than
+// the load has tasks (loadTasks), and at least one.
+func LoadConnections(warehouses, asked int) int {
+	tasks := warehouses*(2*distPerWH+(stockPerWH+chunk-1)/chunk+1) + (maxItems+chunk-1)/chunk
+	return max(min(asked, tasks), 1)
+}
+
 // runLoad runs tasks over n connections with method.
 func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loadTask, n int, method LoadMethod, total int64) (LoadStats, error) {
-	if n > len(tasks) {
-		n = len(tasks)
-	}
-	if n < 1 {
-		n = 1
-	}
+	n = max(min(n, len(tasks)), 1)
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

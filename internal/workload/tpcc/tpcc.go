@@ -83,8 +83,8 @@ func (s *Settings) Options() []*getopt.Option {
 // ErrWarehouses is returned by Build for --warehouses=0.
 var ErrWarehouses = errors.New("--warehouses must be at least 1")
 
-// maxWarehouses keeps w_id within tpcc-mysql's smallint column.
-const maxWarehouses = 32767
+// MaxWarehouses keeps w_id within tpcc-mysql's smallint column.
+const MaxWarehouses = 32767
 
 // Build validates the settings and returns the workload.
 func (s *Settings) Build(name string, common workload.Common) (workload.Workload, error) {
@@ -94,8 +94,10 @@ func (s *Settings) Build(name string, common workload.Common) (workload.Workload
 	if s.Warehouses == 0 {
 		return nil, ErrWarehouses
 	}
-	if s.Warehouses > maxWarehouses {
-		return nil, fmt.Errorf("--warehouses must be at most %d (got %d)", maxWarehouses, s.Warehouses)
+	if s.Warehouses > MaxWarehouses {
+		// Not the value: a number past the option's type (1T) arrives
+		// clamped to 4294967295, which the user never typed.
+		return nil, fmt.Errorf("--warehouses must be at most %d (tpcc-mysql's w_id is a smallint)", MaxWarehouses)
 	}
 	return &Workload{settings: *s, common: common}, nil
 }
