@@ -22,6 +22,7 @@ import (
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // Dialect is the sysbench version whose behaviour and report are reproduced.
@@ -776,29 +777,12 @@ func workloadFor(test string, d Dialect) (string, error) {
 // what is allowed.
 func checkName(name, target string, w word, d Dialect) error {
 	switch {
-	case target == "mysql-storage-engine" && w.hasValue && !identifier(w.value, false):
-		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --%s: one storage engine name "+
-			"(letters, digits and '_', such as innodb or myisam); lists are not supported", w.value, name), Stdout: true, option: name}
-	case name == "oltp-table-name" && d == Dialect04 && !identifier(w.value, true):
-		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --oltp-table-name: a table name is "+
-			"1 to 64 letters, digits, '_' or '$', and not digits alone", w.value), Stdout: true, option: name}
+	case target == "mysql-storage-engine" && w.hasValue && !oltp.ValidEngineName(w.value):
+		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --%s: %s", w.value, name, oltp.EngineNameRule), Stdout: true, option: name}
+	case name == "oltp-table-name" && d == Dialect04 && !oltp.ValidTableName(w.value):
+		return &ParseError{Msg: fmt.Sprintf("FATAL: invalid value '%s' for --oltp-table-name: %s", w.value, oltp.TableNameRule), Stdout: true, option: name}
 	}
 	return nil
-}
-
-// identifier reports whether s is a name MySQL reads without quotes: 1 to
-// 64 ASCII letters, digits and '_' (and '$' when dollar), not all digits.
-func identifier(s string, dollar bool) bool {
-	if s == "" || len(s) > 64 || strings.Trim(s, "0123456789") == "" {
-		return false
-	}
-	for _, r := range s {
-		ok := r == '_' || (dollar && r == '$') || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // isTest reports whether a registered workload is one this front end runs:

@@ -161,6 +161,9 @@ func (s *Settings) config(name string, common workload.Common) (config, error) {
 	c.rangeSelects, c.skipTrx, c.autoInc, c.secondary, c.indexK = s.RangeSelects, s.SkipTrx, s.AutoInc, s.Secondary, s.CreateSecondary
 	c.createOptions, c.storageEngine, c.allCols = s.CreateTableOptions, s.StorageEngine, s.PointSelectAllCols
 	c.tableName = "sbtest"
+	if c.storageEngine != "" && !ValidEngineName(c.storageEngine) {
+		return c, fmt.Errorf("invalid value '%s' for --mysql-storage-engine: %s", c.storageEngine, EngineNameRule)
+	}
 	if s.ReadOnly && s.WriteOnly {
 		return c, fmt.Errorf("--oltp-read-only and --oltp-write-only cannot both be on")
 	}
@@ -173,8 +176,8 @@ func (s *Settings) config(name string, common workload.Common) (config, error) {
 	}
 	if c.dialect == dialect04 {
 		c.tables = 1
-		if s.TableName == "" || strings.ContainsAny(s.TableName, "`'\" ;") {
-			return c, fmt.Errorf("invalid value '%s' for --oltp-table-name", s.TableName)
+		if !ValidTableName(s.TableName) {
+			return c, fmt.Errorf("invalid value '%s' for --oltp-table-name: %s", s.TableName, TableNameRule)
 		}
 		c.tableName = s.TableName
 		if c.autoInc && c.secondary {
@@ -260,4 +263,36 @@ func (c *config) pickScript(name string, s *Settings) error {
 		}
 	}
 	return nil
+}
+
+// The names the OLTP workload puts into SQL as they are, without quotes
+// (sysbench writes them so: a list such as myisam,innodb reached the server
+// as a syntax error), are checked before anything connects, by every front
+// end, with these rules.
+const (
+	EngineNameRule = "one storage engine name (letters, digits and '_', such as innodb or myisam); lists are not supported"
+	TableNameRule  = "a table name is 1 to 64 letters, digits, '_' or '$', and not digits alone"
+)
+
+// ValidEngineName reports whether s is a storage engine name MySQL reads
+// without quotes.
+func ValidEngineName(s string) bool { return unquotedName(s, false) }
+
+// ValidTableName reports whether s is a table name (0.4's
+// --oltp-table-name) MySQL reads without quotes.
+func ValidTableName(s string) bool { return unquotedName(s, true) }
+
+// unquotedName: 1 to 64 ASCII letters, digits and '_' (and '$' when
+// dollar), not all digits.
+func unquotedName(s string, dollar bool) bool {
+	if s == "" || len(s) > 64 || strings.Trim(s, "0123456789") == "" {
+		return false
+	}
+	for _, r := range s {
+		ok := r == '_' || (dollar && r == '$') || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -273,6 +273,10 @@ func TestBadInputs(t *testing.T) {
 		{"oltp_read_write", []string{"--sysbench-compat=0.4", "--rand-type=zipfian"}, "zipfian"},
 		{"select_random_points", []string{"--sysbench-compat=0.4"}, "does not exist in sysbench 0.4"},
 		{"oltp", []string{"--sysbench-compat=0.4", "--oltp-test-mode=sp"}, "--oltp-test-mode"},
+		{"oltp", []string{"--sysbench-compat=0.4", "--oltp-table-name=a b"}, "1 to 64 letters, digits, '_' or '$'"},
+		{"oltp", []string{"--sysbench-compat=0.4", "--oltp-table-name=123"}, "not digits alone"},
+		{"oltp_read_write", []string{"--mysql-storage-engine=myisam,innodb"}, "lists are not supported"},
+		{"oltp_read_write", []string{"--mysql-storage-engine=innodb;drop"}, "one storage engine name"},
 	}
 	for _, tc := range cases {
 		_, err := parse(t, tc.words...).Build(tc.name, workload.Common{})
