@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
@@ -29,8 +28,8 @@ var Version = "dev"
 // Env is where Main writes and what it may wait on.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Context ends the run early (Ctrl-C); nil means one that ends on
-	// SIGINT/SIGTERM.
+	// Context ends the run early (Ctrl-C); nil means goslap's signal
+	// policy (internal/interrupt).
 	Context context.Context
 }
 
@@ -81,14 +80,40 @@ func Main(args []string, env Env) int {
 	}
 	ctx := env.Context
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		w := interrupt.Start(progName, errw)
+		defer w.Stop()
+		watchCommand(w, c)
+		ctx = w.Context()
 	}
 	if err := execute(ctx, c, settings, out, errw); err != nil {
+		if interrupt.Is(ctx, err) {
+			return interrupt.End(errw, progName)
+		}
 		return fail(out, errw, err)
 	}
 	return 0
+}
+
+// progName prefixes goslap's own messages (not sysbench's FATAL lines).
+const progName = "goslap"
+
+// watchCommand tells w what an interrupted command may leave: on sandboxes
+// it waits for their shutdown (a server must not outlive goslap), else a
+// forced exit during prepare names the tables.
+func watchCommand(w *interrupt.Watch, c *Config) {
+	if c.Extras.SandboxSet {
+		w.Patient("interrupted; still stopping the sandbox, please wait")
+		return
+	}
+	for _, spec := range c.Extras.Targets {
+		if t, err := compare.ParseTarget(spec); err == nil && t.Kind == compare.Sandbox {
+			w.Patient("interrupted; still stopping the sandbox, please wait")
+			return
+		}
+	}
+	if c.Command == "prepare" {
+		w.Leaving(fmt.Sprintf("tables this prepare created in schema %s may be left: run cleanup", c.MySQL.DB))
+	}
 }
 
 // fail prints err as sysbench would (FATAL lines on stdout, option errors
@@ -174,7 +199,11 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 			return err
 		}
 		defer done()
-		return wl.Setup(ctx, s, point)
+		err = wl.Setup(ctx, s, point)
+		if err != nil && ctx.Err() != nil {
+			cleanUpInterrupted(ctx, wl, session, point, errw)
+		}
+		return err
 	case "cleanup":
 		s, done, err := session()
 		if err != nil {
@@ -217,6 +246,24 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		return writeSweep(out, counts, sweep)
 	}
 	return nil
+}
+
+// cleanUpInterrupted runs Teardown after an interrupted prepare, so that
+// what the prepare created is dropped (the workload decides what and says
+// so): on a fresh connection (the interrupted Setup cut its own) and with
+// interrupt.Cleanup's time limit. What it cannot drop it names on errw.
+func cleanUpInterrupted(ctx context.Context, wl workload.Workload, session func() (*workload.Session, func(), error),
+	point workload.Point, errw io.Writer) {
+	cctx, cancel := interrupt.Cleanup(ctx)
+	defer cancel()
+	s, done, err := session()
+	if err == nil {
+		defer done()
+		err = wl.Teardown(cctx, s, point)
+	}
+	if err != nil {
+		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v\n", progName, err)
+	}
 }
 
 // runOnce runs the load with one thread count and prints its header and

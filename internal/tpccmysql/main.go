@@ -16,16 +16,15 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
@@ -35,8 +34,8 @@ import (
 // Env is where Main writes and what it may wait on.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Context ends the command early; nil means one that ends on
-	// SIGINT/SIGTERM.
+	// Context ends the command early; nil means goslap's signal policy
+	// (internal/interrupt).
 	Context context.Context
 }
 
@@ -63,15 +62,24 @@ func Main(command string, args []string, env Env) int {
 	}
 	ctx := env.Context
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		w := interrupt.Start(progName, env.Stderr)
+		defer w.Stop()
+		if command == "tpcc-load" {
+			w.Leaving(fmt.Sprintf("TPC-C tables this load created in schema '%s' may be left: goslap tpcc-cleanup -d %s drops them", c.DB, c.DB))
+		}
+		ctx = w.Context()
 	}
-	if err := execute(ctx, c, env.Stdout); err != nil {
+	if err := execute(ctx, c, env); err != nil {
+		if interrupt.Is(ctx, err) {
+			return interrupt.End(env.Stderr, progName)
+		}
 		return fail(env.Stderr, command, err)
 	}
 	return 0
 }
+
+// progName prefixes the messages.
+const progName = "goslap"
 
 func fail(w io.Writer, command string, err error) int {
 	fmt.Fprintf(w, "goslap %s: %v\n", command, err)
@@ -98,7 +106,8 @@ func driverConfig(c *Config) *mysql.Config {
 	return cfg
 }
 
-func execute(ctx context.Context, c *Config, out io.Writer) error {
+func execute(ctx context.Context, c *Config, env Env) error {
+	out := env.Stdout
 	cfg := driverConfig(c)
 	conn, err := mysqlconn.NewConnector(cfg, "")
 	if err != nil {
@@ -133,7 +142,18 @@ func execute(ctx context.Context, c *Config, out io.Writer) error {
 
 	switch c.Command {
 	case "tpcc-load":
-		return load(ctx, c, w, s, out)
+		// Only a load into a schema without any of the nine tables
+		// creates them all: only then are they this load's to drop after
+		// an interrupt.
+		fresh, err := holdsNoTPCCTable(main)
+		if err != nil {
+			return err
+		}
+		err = load(ctx, c, w, s, out)
+		if err != nil && ctx.Err() != nil && fresh {
+			cleanUpInterrupted(ctx, w, connect, env.Stderr)
+		}
+		return err
 	case "tpcc-check":
 		return check(main, out)
 	case "tpcc-cleanup":
@@ -148,6 +168,37 @@ func execute(ctx context.Context, c *Config, out io.Writer) error {
 		return nil
 	}
 	return start(ctx, c, w, conn, main, out)
+}
+
+// holdsNoTPCCTable reports whether the current schema has none of the
+// nine TPC-C tables.
+func holdsNoTPCCTable(c *mysqlconn.Conn) (bool, error) {
+	names := "'" + strings.Join(tpcc.Tables, "','") + "'"
+	n, err := c.QueryStrings("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (" + names + ")")
+	if err != nil {
+		return false, err
+	}
+	return len(n) == 1 && n[0] == "0", nil
+}
+
+// cleanUpInterrupted runs Teardown after an interrupted load, so that
+// what the load created is dropped (the workload decides what and says
+// so, on errw): on a fresh connection (the interrupted Setup cut its own)
+// and with interrupt.Cleanup's time limit. What it cannot drop it names.
+func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), errw io.Writer) {
+	cctx, cancel := interrupt.Cleanup(ctx)
+	defer cancel()
+	m, err := connect()
+	if err == nil {
+		defer m.Close()
+		s := &workload.Session{Main: m, Connect: connect,
+			Log:      func(format string, args ...any) { fmt.Fprintf(errw, progName+": "+format+"\n", args...) },
+			Progress: func(string, int64, int64) {}}
+		err = w.Teardown(cctx, s, workload.Point{})
+	}
+	if err != nil {
+		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v\n", progName, err)
+	}
 }
 
 // progress prints the load's advance at each tenth.

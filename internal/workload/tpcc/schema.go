@@ -146,6 +146,8 @@ func (w *Workload) schemaName(c *mysqlconn.Conn) string {
 // (prepare, then run); a schema holding any other table, or only some of
 // the nine, is refused untouched.
 func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) error {
+	s, stop := workload.Interruptible(ctx, s) // a load's statements end with ctx
+	defer stop()
 	schema := w.schemaName(s.Main)
 	st, err := inspect(s.Main, w.common.Schema)
 	if err != nil {
