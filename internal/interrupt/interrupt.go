@@ -41,6 +41,10 @@ var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall
 // ErrInterrupted is the cause of a Watch's context once a signal came.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrCleanupTime is the cause of Cleanup's context once the clean-up
+// after an interrupt has had its time.
+var ErrCleanupTime = errors.New("the clean-up's time after the interrupt ran out")
+
 // Line is the last line an interrupted command prints on stderr.
 func Line(prog string) string { return prog + ": " + ErrInterrupted.Error() }
 
@@ -98,17 +102,18 @@ type Watch struct {
 	prog   string
 	stderr io.Writer
 	exit   func(int) // os.Exit; tests replace it
+	// budget and hard are CleanupBudget and HardDeadline; tests shorten them.
+	budget, hard time.Duration
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	// cleanup lives on after the first signal, for CleanupBudget.
 	cleanup       context.Context
-	cleanupCancel context.CancelFunc
+	cleanupCancel context.CancelCauseFunc
 
-	mu       sync.Mutex
-	left     string // what a forced exit may leave behind
-	patient  string // non-empty: never force the exit; a further signal prints this
-	signalAt time.Time
+	mu      sync.Mutex
+	left    string // what a forced exit may leave behind
+	patient string // non-empty: never force the exit; a further signal prints this
 
 	sigs     chan os.Signal
 	stopSigs func()
@@ -124,11 +129,15 @@ type watchKey struct{}
 // what may be left and exits 130 at once, as does a clean-up still running
 // at HardDeadline. prog prefixes the messages ("goslap"). Stop removes it.
 func Start(prog string, stderr io.Writer) *Watch {
-	w := &Watch{prog: prog, stderr: stderr, exit: os.Exit, sigs: make(chan os.Signal, 4),
+	return start(prog, stderr, os.Exit, CleanupBudget, HardDeadline)
+}
+
+func start(prog string, stderr io.Writer, exit func(int), budget, hard time.Duration) *Watch {
+	w := &Watch{prog: prog, stderr: stderr, exit: exit, budget: budget, hard: hard, sigs: make(chan os.Signal, 4),
 		finished: make(chan struct{}), exited: make(chan struct{})}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	w.ctx, w.cancel = context.WithValue(ctx, watchKey{}, w), cancel
-	w.cleanup, w.cleanupCancel = context.WithCancel(context.Background())
+	w.cleanup, w.cleanupCancel = context.WithCancelCause(context.Background())
 	w.stopSigs = Notify(w.sigs)
 	go w.watch()
 	return w
@@ -164,7 +173,7 @@ func (w *Watch) Stop() {
 		close(w.finished)
 		<-w.exited
 		w.stopSigs()
-		w.cleanupCancel()
+		w.cleanupCancel(context.Canceled)
 		w.cancel(context.Canceled)
 	})
 }
@@ -176,13 +185,10 @@ func (w *Watch) watch() {
 	case <-w.finished:
 		return
 	}
-	w.mu.Lock()
-	w.signalAt = time.Now()
-	w.mu.Unlock()
 	w.cancel(ErrInterrupted)
-	budget := time.AfterFunc(CleanupBudget, w.cleanupCancel)
+	budget := time.AfterFunc(w.budget, func() { w.cleanupCancel(ErrCleanupTime) })
 	defer budget.Stop()
-	hard := time.NewTimer(HardDeadline)
+	hard := time.NewTimer(w.hard)
 	defer hard.Stop()
 	for {
 		w.mu.Lock()
