@@ -148,11 +148,6 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	}
 	if w.cfg.dialect != dialect04 && w.cfg.indexK {
 		start := time.Now()
-		defer func() {
-			if s.Log != nil && w.cfg.verbose > 0 {
-				s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
-			}
-		}()
 		for i, name := range names {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -160,6 +155,9 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
 				return fmt.Errorf("creating the index on %s: %w", name, err)
 			}
+		}
+		if s.Log != nil && w.cfg.verbose > 0 {
+			s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
 		}
 	}
 	return nil
