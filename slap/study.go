@@ -267,6 +267,8 @@ func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
 		}
 	}
 	switch cfg.Phase {
+	case study.PhaseCleanup:
+		watch.Leaving(fmt.Sprintf("tables of schema %s not dropped yet are left: run cleanup again", cfg.Common.Schema))
 	case study.PhaseAll, study.PhasePrepare:
 		what := "run"
 		if cfg.Phase == study.PhasePrepare {

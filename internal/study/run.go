@@ -272,6 +272,9 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 	cfg := r.cfg
 	switch cfg.Phase {
 	case PhaseCleanup:
+		// An interrupt cuts the DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(ctx, s)
+		defer stop()
 		return nil, r.wl.Teardown(ctx, s, p)
 	case PhaseAll, PhasePrepare:
 		if !cfg.Shard.prepares() {

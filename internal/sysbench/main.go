@@ -111,8 +111,11 @@ func watchCommand(w *interrupt.Watch, c *Config) {
 			return
 		}
 	}
-	if c.Command == "prepare" {
+	switch c.Command {
+	case "prepare":
 		w.Leaving(fmt.Sprintf("tables this prepare created in schema %s may be left: run cleanup", c.MySQL.DB))
+	case "cleanup":
+		w.Leaving(fmt.Sprintf("tables of schema %s not dropped yet are left: run cleanup again", c.MySQL.DB))
 	}
 }
 
@@ -210,6 +213,9 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 			return err
 		}
 		defer done()
+		// An interrupt cuts the DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(ctx, s)
+		defer stop()
 		return wl.Teardown(ctx, s, point)
 	}
 

@@ -64,8 +64,11 @@ func Main(command string, args []string, env Env) int {
 	if ctx == nil {
 		w := interrupt.Start(progName, env.Stderr)
 		defer w.Stop()
-		if command == "tpcc-load" {
+		switch command {
+		case "tpcc-load":
 			w.Leaving(fmt.Sprintf("TPC-C tables this load created in schema '%s' may be left: goslap tpcc-cleanup -d %s drops them", c.DB, c.DB))
+		case "tpcc-cleanup":
+			w.Leaving(fmt.Sprintf("TPC-C tables of schema '%s' not dropped yet are left: run goslap tpcc-cleanup again", c.DB))
 		}
 		ctx = w.Context()
 	}
@@ -139,6 +142,10 @@ func execute(ctx context.Context, c *Config, env Env) error {
 	s := &workload.Session{Main: main, Connect: connect,
 		Log:      func(string, ...any) {},
 		Progress: progress(out)}
+	// An interrupt cuts a long statement on the main connection (a
+	// consistency check's scan, a DROP): the command then ends at once.
+	s, stop := workload.Interruptible(ctx, s)
+	defer stop()
 
 	switch c.Command {
 	case "tpcc-load":
