@@ -239,3 +239,88 @@ func TestInterruptDuringBlockedCleanup(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptDuringCleanupCommand: a cleanup whose DROP waits on a
+// table another session holds ends soon after SIGINT (the DROP in flight
+// is cut), exit 130, for the sysbench and --workload front ends.
+func TestInterruptDuringCleanupCommand(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for i, tc := range []struct {
+		name string
+		args func(schema, phase string) []string
+	}{
+		{"sysbench cleanup", func(schema, phase string) []string {
+			return []string{"sysbench", "oltp_read_only", "--mysql-socket=" + s.Socket, "--mysql-user=root",
+				"--mysql-db=" + schema, "--tables=3", "--table-size=1", phase}
+		}},
+		{"--workload cleanup", func(schema, phase string) []string {
+			return []string{"--no-defaults", "-S", s.Socket, "-uroot", "--create-schema=" + schema,
+				"--workload=oltp_read_only", "--tables=3", "--table-size=1", phase}
+		}},
+	} {
+		schema := fmt.Sprintf("goslap_cleanup%d", i)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := db.Exec("CREATE DATABASE " + schema); err != nil {
+				t.Fatal(err)
+			}
+			defer db.Exec("DROP DATABASE IF EXISTS " + schema)
+			if out, err := exec.Command(binary, tc.args(schema, "prepare")...).CombinedOutput(); err != nil {
+				t.Fatalf("prepare: %v\n%s", err, out)
+			}
+			ctx := t.Context()
+			holder, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			if _, err := holder.ExecContext(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			defer holder.ExecContext(ctx, "ROLLBACK")
+			var n int
+			if err := holder.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+schema+".sbtest1").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binary, tc.args(schema, "cleanup")...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			// Until the DROP waits for the metadata lock.
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				var waiting int
+				if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO LIKE 'DROP TABLE%'", schema).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the cleanup's DROP never waited; stderr: %s", stderr.String())
+				}
+			}
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGINT)
+			err = cmd.Wait()
+			took := time.Since(start)
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+				t.Errorf("exit: %v, want status 130; stderr: %s", err, stderr.String())
+			}
+			if took > 2*time.Second {
+				t.Errorf("exited %v after SIGINT, want within 2 s", took.Round(time.Millisecond))
+			}
+			if !strings.HasSuffix(stderr.String(), "goslap: interrupted\n") {
+				t.Errorf("stderr ends %q", tail(stderr.String()))
+			}
+		})
+	}
+}
