@@ -318,8 +318,9 @@ func TestInterruptDuringCleanupCommand(t *testing.T) {
 			if took > 2*time.Second {
 				t.Errorf("exited %v after SIGINT, want within 2 s", took.Round(time.Millisecond))
 			}
-			if !strings.HasSuffix(stderr.String(), "goslap: interrupted\n") {
-				t.Errorf("stderr ends %q", tail(stderr.String()))
+			want := "goslap: tables of schema " + schema + " not dropped yet are left: run cleanup again\ngoslap: interrupted\n"
+			if !strings.HasSuffix(stderr.String(), want) {
+				t.Errorf("stderr ends %q, want %q", tail(stderr.String()), want)
 			}
 		})
 	}

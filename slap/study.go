@@ -245,6 +245,9 @@ func runWorkload(c *Config, env Env) int {
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
+			if cfg.Phase == study.PhaseCleanup && watch.Left() != "" {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", ProgName, watch.Left())
+			}
 			return report(env.Stderr, errInterruptedExit())
 		}
 		var ee *ExitError

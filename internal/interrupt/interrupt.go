@@ -158,6 +158,15 @@ func (w *Watch) Leaving(what string) {
 	w.mu.Unlock()
 }
 
+// Left is what Leaving last said ("" when nothing was said): a command
+// interrupted before its work was done (a cleanup) prints it above
+// End's line.
+func (w *Watch) Left() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.left
+}
+
 // Patient makes the watch wait for the clean-up however long it takes,
 // printing msg at each further signal: a sandbox server must not outlive
 // goslap, and its shutdown has limits of its own.

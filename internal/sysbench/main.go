@@ -79,14 +79,18 @@ func Main(args []string, env Env) int {
 		return 1
 	}
 	ctx := env.Context
+	var watch *interrupt.Watch
 	if ctx == nil {
-		w := interrupt.Start(progName, errw)
-		defer w.Stop()
-		watchCommand(w, c)
-		ctx = w.Context()
+		watch = interrupt.Start(progName, errw)
+		defer watch.Stop()
+		watchCommand(watch, c)
+		ctx = watch.Context()
 	}
 	if err := execute(ctx, c, settings, out, errw); err != nil {
 		if interrupt.Is(ctx, err) {
+			if c.Command == "cleanup" && watch != nil && watch.Left() != "" {
+				fmt.Fprintf(errw, "%s: %s\n", progName, watch.Left())
+			}
 			return interrupt.End(errw, progName)
 		}
 		return fail(out, errw, err)

@@ -61,8 +61,9 @@ func Main(command string, args []string, env Env) int {
 		return 0
 	}
 	ctx := env.Context
+	var w *interrupt.Watch
 	if ctx == nil {
-		w := interrupt.Start(progName, env.Stderr)
+		w = interrupt.Start(progName, env.Stderr)
 		defer w.Stop()
 		switch command {
 		case "tpcc-load":
@@ -74,6 +75,9 @@ func Main(command string, args []string, env Env) int {
 	}
 	if err := execute(ctx, c, env); err != nil {
 		if interrupt.Is(ctx, err) {
+			if command == "tpcc-cleanup" && w != nil && w.Left() != "" {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", progName, w.Left())
+			}
 			return interrupt.End(env.Stderr, progName)
 		}
 		return fail(env.Stderr, command, err)
