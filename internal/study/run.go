@@ -294,6 +294,8 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 				// interrupt (on a fresh connection if the main one broke).
 				if terr := r.teardown(ctx, s, p); terr != nil && err == nil {
 					err = terr
+				} else if terr != nil {
+					r.log("cleaning up: %v", terr)
 				}
 			}()
 			// Before the teardown drops what the other shards' clients use.
@@ -376,7 +378,14 @@ func (r *runner) teardown(run context.Context, s *workload.Session, p workload.P
 	defer m.Close()
 	fresh := *s
 	fresh.Main = m
-	return r.wl.Teardown(ctx, &fresh, p)
+	// The time limit cuts a DROP in flight and fails the rest fast.
+	cut, stop := workload.Interruptible(ctx, &fresh)
+	defer stop()
+	err = r.wl.Teardown(ctx, cut, p)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("the clean-up after the interrupt ran out of time; tables this run created in schema %s may be left: run cleanup", r.cfg.Common.Schema)
+	}
+	return err
 }
 
 func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload.Iteration) (*results.Benchmark, error) {

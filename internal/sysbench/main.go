@@ -208,7 +208,7 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		defer done()
 		err = wl.Setup(ctx, s, point)
 		if err != nil && ctx.Err() != nil {
-			cleanUpInterrupted(ctx, wl, session, point, errw)
+			cleanUpInterrupted(ctx, wl, session, point, c.MySQL.DB, errw)
 		}
 		return err
 	case "cleanup":
@@ -263,16 +263,22 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 // so): on a fresh connection (the interrupted Setup cut its own) and with
 // interrupt.Cleanup's time limit. What it cannot drop it names on errw.
 func cleanUpInterrupted(ctx context.Context, wl workload.Workload, session func() (*workload.Session, func(), error),
-	point workload.Point, errw io.Writer) {
+	point workload.Point, schema string, errw io.Writer) {
 	cctx, cancel := interrupt.Cleanup(ctx)
 	defer cancel()
 	s, done, err := session()
 	if err == nil {
 		defer done()
+		// The time limit cuts a DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(cctx, s)
 		err = wl.Teardown(cctx, s, point)
+		stop()
 	}
-	if err != nil {
-		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v\n", progName, err)
+	switch {
+	case err != nil && cctx.Err() != nil:
+		fmt.Fprintf(errw, "%s: the clean-up after the interrupt ran out of time; tables this prepare created in schema %s may be left: run cleanup\n", progName, schema)
+	case err != nil:
+		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v; tables this prepare created in schema %s may be left: run cleanup\n", progName, err, schema)
 	}
 }
 

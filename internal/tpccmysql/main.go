@@ -162,7 +162,7 @@ func execute(ctx context.Context, c *Config, env Env) error {
 		}
 		err = load(ctx, c, w, s, out)
 		if err != nil && ctx.Err() != nil && fresh {
-			cleanUpInterrupted(ctx, w, connect, env.Stderr)
+			cleanUpInterrupted(ctx, w, connect, c.DB, env.Stderr)
 		}
 		return err
 	case "tpcc-check":
@@ -196,7 +196,7 @@ func holdsNoTPCCTable(c *mysqlconn.Conn) (bool, error) {
 // what the load created is dropped (the workload decides what and says
 // so, on errw): on a fresh connection (the interrupted Setup cut its own)
 // and with interrupt.Cleanup's time limit. What it cannot drop it names.
-func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), errw io.Writer) {
+func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), schema string, errw io.Writer) {
 	cctx, cancel := interrupt.Cleanup(ctx)
 	defer cancel()
 	m, err := connect()
@@ -205,10 +205,17 @@ func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*
 		s := &workload.Session{Main: m, Connect: connect,
 			Log:      func(format string, args ...any) { fmt.Fprintf(errw, progName+": "+format+"\n", args...) },
 			Progress: func(string, int64, int64) {}}
+		// The time limit cuts a DROP in flight.
+		s, stop := workload.Interruptible(cctx, s)
 		err = w.Teardown(cctx, s, workload.Point{})
+		stop()
 	}
-	if err != nil {
-		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v\n", progName, err)
+	left := fmt.Sprintf("TPC-C tables this load created in schema '%s' may be left: goslap tpcc-cleanup -d %s drops them", schema, schema)
+	switch {
+	case err != nil && cctx.Err() != nil:
+		fmt.Fprintf(errw, "%s: the clean-up after the interrupt ran out of time; %s\n", progName, left)
+	case err != nil:
+		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v; %s\n", progName, err, left)
 	}
 }
 
