@@ -2,15 +2,9 @@ package slap
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/goslap/goslap/internal/interrupt"
 )
-
-// notifyInterrupts routes the interrupting signals to sigs (and catches
-// SIGPIPE) until the returned stop is called: interrupt.Notify, goslap's
-// one signal policy.
-func notifyInterrupts(sigs chan<- os.Signal) (stop func()) { return interrupt.Notify(sigs) }
 
 // RunWithSignals is Run for the command line, under goslap's signal policy
 // (internal/interrupt): the first SIGINT, SIGTERM, SIGHUP or SIGQUIT

@@ -265,7 +265,7 @@ func runWorkload(c *Config, env Env) int {
 func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
 	for _, t := range cfg.Targets {
 		if t.Kind == compare.Sandbox {
-			watch.Patient("interrupted; still stopping the sandbox, please wait")
+			watch.Patient(interrupt.SandboxPatience)
 			return
 		}
 	}

@@ -167,6 +167,10 @@ func (w *Watch) Left() string {
 	return w.left
 }
 
+// SandboxPatience is what a further signal prints while goslap stops its
+// sandbox servers (Patient).
+const SandboxPatience = "interrupted; still stopping the sandbox, please wait"
+
 // Patient makes the watch wait for the clean-up however long it takes,
 // printing msg at each further signal: a sandbox server must not outlive
 // goslap, and its shutdown has limits of its own.

@@ -106,12 +106,12 @@ const progName = "goslap"
 // forced exit during prepare names the tables.
 func watchCommand(w *interrupt.Watch, c *Config) {
 	if c.Extras.SandboxSet {
-		w.Patient("interrupted; still stopping the sandbox, please wait")
+		w.Patient(interrupt.SandboxPatience)
 		return
 	}
 	for _, spec := range c.Extras.Targets {
 		if t, err := compare.ParseTarget(spec); err == nil && t.Kind == compare.Sandbox {
-			w.Patient("interrupted; still stopping the sandbox, please wait")
+			w.Patient(interrupt.SandboxPatience)
 			return
 		}
 	}
