@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestInterruptEndsEveryPrepare(t *testing.T) {
 				}
 				defer db.Exec("DROP DATABASE IF EXISTS " + schema)
 				cmd := exec.Command(binary, f.args(schema)...)
-				var stdout, stderr bytes.Buffer
+				var stdout, stderr lockedBuffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
@@ -191,7 +192,7 @@ func TestInterruptDuringBlockedCleanup(t *testing.T) {
 			defer db.Exec("DROP DATABASE IF EXISTS " + schema)
 			cmd := exec.Command(binary, "sysbench", "oltp_read_only", "--mysql-socket="+s.Socket, "--mysql-user=root",
 				"--mysql-db="+schema, "--tables=20000", "--table-size=1", "prepare")
-			var stderr bytes.Buffer
+			var stderr lockedBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -291,7 +292,7 @@ func TestInterruptDuringCleanupCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(binary, tc.args(schema, "cleanup")...)
-			var stderr bytes.Buffer
+			var stderr lockedBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -327,4 +328,76 @@ func TestInterruptDuringCleanupCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInterruptDuringSysbenchRun: goslap sysbench's run ends as every
+// interrupt does (it said "FATAL: interrupted: no report", exit 1).
+func TestInterruptDuringSysbenchRun(t *testing.T) {
+	s := servertest.Require(t)
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const schema = "goslap_sbrun"
+	if _, err := db.Exec("CREATE DATABASE " + schema); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE IF EXISTS " + schema)
+	args := func(phase string, more ...string) []string {
+		return append([]string{"sysbench", "oltp_read_only", "--mysql-socket=" + s.Socket, "--mysql-user=root",
+			"--mysql-db=" + schema, "--tables=1", "--table-size=100", phase}, more...)
+	}
+	if out, err := exec.Command(binary, args("prepare")...).CombinedOutput(); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	cmd := exec.Command(binary, args("run", "--time=60", "--threads=2")...)
+	var stdout, stderr lockedBuffer // read while the command writes
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stdout.String(), "Threads started!"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not start; stderr: %s", stderr.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	took := time.Since(start)
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+		t.Errorf("exit: %v, want status 130; stdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	if took > 5*time.Second {
+		t.Errorf("exited %v after SIGTERM", took)
+	}
+	if stderr.String() != "goslap: interrupted\n" || strings.Contains(stdout.String(), "FATAL") {
+		t.Errorf("stderr %q, stdout tail %q", stderr.String(), tail(stdout.String()))
+	}
+	if tableCount(t, db, schema) != 1 {
+		t.Error("the run's interrupt changed the prepared tables")
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a running command writes and the test
+// reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
