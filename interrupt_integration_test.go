@@ -47,7 +47,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestInterruptEndsEveryPrepare: SIGINT and SIGTERM during a prepare of
-// each front end (20000 small tables, or a 2-warehouse TPC-C load).
+// each front end (20000 small tables, or a 2-warehouse TPC-C load), and
+// SIGHUP and SIGQUIT for goslap sysbench.
 func TestInterruptEndsEveryPrepare(t *testing.T) {
 	s := servertest.Require(t)
 	db, err := s.OpenDB("")
@@ -80,7 +81,12 @@ func TestInterruptEndsEveryPrepare(t *testing.T) {
 	}
 	n := 0
 	for _, f := range fronts {
-		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}
+		if strings.HasPrefix(f.name, "sysbench") {
+			// A closed terminal, and Ctrl-\ (a goroutine dump before).
+			sigs = append(sigs, syscall.SIGHUP, syscall.SIGQUIT)
+		}
+		for _, sig := range sigs {
 			n++
 			schema := fmt.Sprintf("goslap_int%d", n)
 			t.Run(f.name+" "+sig.String(), func(t *testing.T) {
