@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/signal"
 
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -42,7 +42,7 @@ func OnlyPrint(stdout, stderr io.Writer, c *Config) (err error) {
 		// The command runs in its own process group (see runSystemHook),
 		// out of reach of a Ctrl-C aimed at goslap: end it on an
 		// interrupt here too.
-		ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+		ctx, stop := interrupt.NotifyContext(context.Background())
 		defer stop()
 		err := runSystemHook(ctx, which, command, stdout, stderr)
 		if ctx.Err() != nil {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/interrupt"
 )
 
 // sandboxTargets is Validate's sandbox step: it reports option
@@ -86,29 +86,10 @@ var serverOption = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(=.*)?$`)
 // (bounded by the server's shutdown) is done — unlike RunWithSignals, which
 // exits at once on a second signal, because a sandbox must not outlive us.
 func RunTargets(c *Config, out Output) ([]compare.Outcome, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 4)
-	defer notifyInterrupts(sigs)()
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-finished:
-			return
-		}
-		for {
-			select {
-			case <-sigs:
-				fmt.Fprintf(out.Stderr, "%s: interrupted; still stopping the sandbox, please wait\n", ProgName)
-			case <-finished:
-				return
-			}
-		}
-	}()
-	return RunTargetsContext(ctx, c, out, "")
+	w := interrupt.Start(ProgName, out.Stderr)
+	defer w.Stop()
+	w.Patient(interrupt.SandboxPatience)
+	return RunTargetsContext(w.Context(), c, out, "")
 }
 
 // RunTargetsContext is RunTargets without signal handling: cancelling ctx

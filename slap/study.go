@@ -7,22 +7,20 @@ package slap
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/sysbench"
@@ -225,8 +223,10 @@ func runWorkload(c *Config, env Env) int {
 		fmt.Fprintf(env.Stderr, "%s: each run stops after %s (the workload's default; --run-time or --number-of-queries sets the limit)\n",
 			ProgName, strings.Join(limits, " or "))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	watch := interrupt.Start(ProgName, env.Stderr)
+	defer watch.Stop()
+	watchStudy(watch, cfg)
+	ctx := watch.Context()
 	res, err := study.Run(ctx, cfg)
 	if err == nil {
 		out := env.Stdout // a shard's report goes to stderr beside its document (shardReportOut)
@@ -247,6 +247,9 @@ func runWorkload(c *Config, env Env) int {
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
+			if cfg.Phase == study.PhaseCleanup && watch.Left() != "" {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", ProgName, watch.Left())
+			}
 			return report(env.Stderr, errInterruptedExit())
 		}
 		var ee *ExitError
@@ -256,6 +259,28 @@ func runWorkload(c *Config, env Env) int {
 		return report(env.Stderr, Exitf(1, "%v", err))
 	}
 	return 0
+}
+
+// watchStudy tells watch what an interrupted study may leave: on sandboxes
+// it waits for their shutdown (a server must not outlive goslap), else it
+// names the tables a forced exit may leave.
+func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
+	for _, t := range cfg.Targets {
+		if t.Kind == compare.Sandbox {
+			watch.Patient(interrupt.SandboxPatience)
+			return
+		}
+	}
+	switch cfg.Phase {
+	case study.PhaseCleanup:
+		watch.Leaving(fmt.Sprintf("tables of schema %s not dropped yet are left: run cleanup again", cfg.Common.Schema))
+	case study.PhaseAll, study.PhasePrepare:
+		what := "run"
+		if cfg.Phase == study.PhasePrepare {
+			what = "prepare"
+		}
+		watch.Leaving(fmt.Sprintf("tables this %s created in schema %s may be left: run cleanup", what, cfg.Common.Schema))
+	}
 }
 
 func isPhase(word string) bool {

@@ -190,7 +190,7 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 					return
 				}
 			}
-			l := loader{conn: conn, limit: o.InsertBytes, autocommit: !o.Transaction}
+			l := loader{ctx: ctx, conn: conn, limit: o.InsertBytes, autocommit: !o.Transaction}
 			if o.Transaction {
 				if err := conn.Exec("BEGIN"); err != nil {
 					fail(fmt.Errorf("prefill: BEGIN: %w", err))
@@ -292,6 +292,9 @@ func on(v string) bool { return v == "1" || strings.EqualFold(v, "ON") }
 
 // loader is one connection's load state and buffer.
 type loader struct {
+	// ctx ends a chunk between its statements (INSERT) or its stream's
+	// reads (LOAD DATA): a chunk is up to ChunkRows rows.
+	ctx   context.Context
 	conn  *mysqlconn.Conn
 	limit int
 	// autocommit: each statement is its own transaction, so one the
@@ -327,6 +330,9 @@ func (l *loader) insert(t *Table, first, count int64, progress func(int64)) erro
 	flush := func() error {
 		if pending == 0 {
 			return nil
+		}
+		if err := l.ctx.Err(); err != nil {
+			return err
 		}
 		q := unsafe.String(unsafe.SliceData(l.buf), len(l.buf))
 		var err error
@@ -364,7 +370,7 @@ func (l *loader) insert(t *Table, first, count int64, progress func(int64)) erro
 // loadData streams rows first..first+count-1 as one LOAD DATA LOCAL INFILE
 // (tab-separated, the statement's default format).
 func (l *loader) loadData(t *Table, first, count int64, progress func(int64)) error {
-	r := &rowReader{gen: t.NewRows(first), next: first, end: first + count, progress: progress}
+	r := &rowReader{ctx: l.ctx, gen: t.NewRows(first), next: first, end: first + count, progress: progress}
 	r.row.tsv = true
 	file, release := mysqlconn.LocalReader(func() io.Reader { return r })
 	defer release()
@@ -380,6 +386,7 @@ func (l *loader) loadData(t *Table, first, count int64, progress func(int64)) er
 
 // rowReader generates tab-separated rows on demand.
 type rowReader struct {
+	ctx        context.Context // ends the stream: the driver then ends the statement
 	gen        RowFunc
 	next, end  int64
 	row        Row
@@ -392,6 +399,9 @@ func (r *rowReader) Read(p []byte) (int, error) {
 	for len(r.pend) == 0 {
 		if r.next >= r.end {
 			return 0, io.EOF
+		}
+		if err := r.ctx.Err(); err != nil {
+			return 0, err
 		}
 		// Generate about 64 KiB at a time.
 		r.row.buf = r.row.buf[:0]

@@ -2,10 +2,12 @@ package prefill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/testserver"
@@ -239,5 +241,34 @@ func TestPlanDealsTablesInTurn(t *testing.T) {
 		if s := strings.Join(got, " "); s != tc.want {
 			t.Errorf("tables %v, in turn %v: %q, want %q", tc.rows, tc.inTurn, s, tc.want)
 		}
+	}
+}
+
+// TestLoadEndsWithContext: a chunk of millions of rows (one long LOAD DATA
+// stream, or a long run of INSERTs) stops soon after ctx ends, between
+// statements or inside the stream, and Load returns ctx's error.
+func TestLoadEndsWithContext(t *testing.T) {
+	for _, m := range []Method{Insert, LoadData} {
+		t.Run(m.String(), func(t *testing.T) {
+			var pl progressLog
+			s := session(t, &pl)
+			name := "cancelled_" + strings.ReplaceAll(m.String(), "-", "_")
+			if err := s.Main.Exec("CREATE TABLE " + name + " (a INT, b VARCHAR(40), c INT)"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Main.Exec("DROP TABLE IF EXISTS " + name) })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(300*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := Load(ctx, s, []Table{table(name, 20_000_000)}, Options{Connections: 1, ChunkRows: 20_000_000, Method: m, Phase: "test"})
+			took := time.Since(start)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Load: %v, want context.Canceled", err)
+			}
+			if took > 1500*time.Millisecond {
+				t.Errorf("Load returned %v after it started, %v after the cancel", took.Round(time.Millisecond), (took - 300*time.Millisecond).Round(time.Millisecond))
+			}
+		})
 	}
 }

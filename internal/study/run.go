@@ -9,6 +9,7 @@ import (
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
@@ -290,6 +291,9 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 	cfg := r.cfg
 	switch cfg.Phase {
 	case PhaseCleanup:
+		// An interrupt cuts the DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(ctx, s)
+		defer stop()
 		return nil, r.wl.Teardown(ctx, s, p)
 	case PhaseCheck:
 		report, err := r.wl.(consistencyChecker).ConsistencyCheck(ctx, s)
@@ -313,15 +317,17 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 			defer func() {
 				// Drop what this run created, also after an error or an
 				// interrupt (on a fresh connection if the main one broke).
-				if terr := r.teardown(s, p); terr != nil && err == nil {
+				if terr := r.teardown(ctx, s, p); terr != nil && err == nil {
 					err = terr
+				} else if terr != nil {
+					r.log("cleaning up: %v", terr)
 				}
 			}()
 			// Before the teardown drops what the other shards' clients use.
 			defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 		} else if setupErr != nil {
 			// A failed prepare leaves nothing half-made behind.
-			if terr := r.teardown(s, p); terr != nil {
+			if terr := r.teardown(ctx, s, p); terr != nil {
 				r.log("cleaning up after the failed prepare: %v", terr)
 			}
 		}
@@ -379,11 +385,16 @@ func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Poin
 }
 
 // teardown runs Teardown, on a fresh main connection when the old one
-// broke or the context ended.
-func (r *runner) teardown(s *workload.Session, p workload.Point) error {
-	ctx := context.Background()
-	if err := r.wl.Teardown(ctx, s, p); err == nil {
-		return nil
+// broke or the run's context ended (an interrupted Setup cuts its
+// statements: the main connection is then gone), with a context that
+// outlives the interrupt for a limited time (interrupt.Cleanup).
+func (r *runner) teardown(run context.Context, s *workload.Session, p workload.Point) error {
+	ctx, cancel := interrupt.Cleanup(run)
+	defer cancel()
+	if run.Err() == nil {
+		if err := r.wl.Teardown(ctx, s, p); err == nil {
+			return nil
+		}
 	}
 	m, err := r.mainConn()
 	if err != nil {
@@ -392,7 +403,14 @@ func (r *runner) teardown(s *workload.Session, p workload.Point) error {
 	defer m.Close()
 	fresh := *s
 	fresh.Main = m
-	return r.wl.Teardown(ctx, &fresh, p)
+	// The time limit cuts a DROP in flight and fails the rest fast.
+	cut, stop := workload.Interruptible(ctx, &fresh)
+	defer stop()
+	err = r.wl.Teardown(ctx, cut, p)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("the clean-up after the interrupt ran out of time; tables this run created in schema %s may be left: run cleanup", r.cfg.Common.Schema)
+	}
+	return err
 }
 
 func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload.Iteration) (*results.Benchmark, error) {

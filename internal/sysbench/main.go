@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
@@ -30,8 +29,8 @@ var Version = "dev"
 // Env is where Main writes and what it may wait on.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Context ends the run early (Ctrl-C); nil means one that ends on
-	// SIGINT/SIGTERM.
+	// Context ends the run early (Ctrl-C); nil means goslap's signal
+	// policy (internal/interrupt).
 	Context context.Context
 }
 
@@ -92,15 +91,48 @@ func Main(args []string, env Env) int {
 		fmt.Fprintln(out, "No DB drivers specified, using mysql")
 	}
 	ctx := env.Context
+	var watch *interrupt.Watch
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		watch = interrupt.Start(progName, errw)
+		defer watch.Stop()
+		watchCommand(watch, c)
+		ctx = watch.Context()
 	}
 	if err := execute(ctx, c, settings, out, errw); err != nil {
+		if interrupt.Is(ctx, err) {
+			if c.Command == "cleanup" && watch != nil && watch.Left() != "" {
+				fmt.Fprintf(errw, "%s: %s\n", progName, watch.Left())
+			}
+			return interrupt.End(errw, progName)
+		}
 		return fail(out, errw, err)
 	}
 	return 0
+}
+
+// progName prefixes goslap's own messages (not sysbench's FATAL lines).
+const progName = "goslap"
+
+// watchCommand tells w what an interrupted command may leave: on sandboxes
+// it waits for their shutdown (a server must not outlive goslap), else a
+// forced exit during prepare names the tables.
+func watchCommand(w *interrupt.Watch, c *Config) {
+	if c.Extras.SandboxSet {
+		w.Patient(interrupt.SandboxPatience)
+		return
+	}
+	for _, spec := range c.Extras.Targets {
+		if t, err := compare.ParseTarget(spec); err == nil && t.Kind == compare.Sandbox {
+			w.Patient(interrupt.SandboxPatience)
+			return
+		}
+	}
+	switch c.Command {
+	case "prepare":
+		w.Leaving(fmt.Sprintf("tables this prepare created in schema %s may be left: run cleanup", c.MySQL.DB))
+	case "cleanup":
+		w.Leaving(fmt.Sprintf("tables of schema %s not dropped yet are left: run cleanup again", c.MySQL.DB))
+	}
 }
 
 // fail prints err as sysbench would (FATAL lines on stdout, option errors
@@ -187,11 +219,8 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		}
 		defer done()
 		if err := wl.Setup(ctx, s, point); err != nil {
-			// What this prepare created goes, and Teardown says so; it runs
-			// after an interrupt too, so not under ctx.
-			if terr := wl.Teardown(context.Background(), s, point); terr != nil {
-				return fmt.Errorf("%w (and dropping what it created: %v)", err, terr)
-			}
+			// What this prepare created goes, and Teardown says so.
+			cleanUpAfterSetup(ctx, wl, session, point, c.MySQL.DB, errw)
 			return err
 		}
 		return nil
@@ -201,6 +230,9 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 			return err
 		}
 		defer done()
+		// An interrupt cuts the DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(ctx, s)
+		defer stop()
 		return wl.Teardown(ctx, s, point)
 	}
 
@@ -237,6 +269,32 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		return writeSweep(out, counts, sweep)
 	}
 	return nil
+}
+
+// cleanUpAfterSetup runs Teardown after a failed or interrupted prepare, so that
+// what the prepare created is dropped (the workload decides what and says
+// so): on a fresh connection (the interrupted Setup cut its own) and with
+// interrupt.Cleanup's time limit. What it cannot drop it names on errw.
+func cleanUpAfterSetup(ctx context.Context, wl workload.Workload, session func() (*workload.Session, func(), error),
+	point workload.Point, schema string, errw io.Writer) {
+	// A fresh connection (an interrupt cuts the prepare's), under a context
+	// an interrupt does not end at once but limits.
+	cctx, cancel := interrupt.Cleanup(ctx)
+	defer cancel()
+	s, done, err := session()
+	if err == nil {
+		defer done()
+		// The time limit cuts a DROP in flight and fails the rest fast.
+		s, stop := workload.Interruptible(cctx, s)
+		err = wl.Teardown(cctx, s, point)
+		stop()
+	}
+	switch {
+	case err != nil && cctx.Err() != nil:
+		fmt.Fprintf(errw, "%s: the clean-up after the interrupt ran out of time; tables this prepare created in schema %s may be left: run cleanup\n", progName, schema)
+	case err != nil:
+		fmt.Fprintf(errw, "%s: dropping what the failed prepare created: %v; tables it created in schema %s may be left: run cleanup\n", progName, err, schema)
+	}
 }
 
 // runOnce runs the load with one thread count and prints its header and

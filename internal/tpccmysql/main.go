@@ -16,16 +16,15 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/engine"
+	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/results"
@@ -36,8 +35,8 @@ import (
 // Env is where Main writes and what it may wait on.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Context ends the command early; nil means one that ends on
-	// SIGINT/SIGTERM.
+	// Context ends the command early; nil means goslap's signal policy
+	// (internal/interrupt).
 	Context context.Context
 }
 
@@ -63,16 +62,32 @@ func Main(command string, args []string, env Env) int {
 		return 0
 	}
 	ctx := env.Context
+	var w *interrupt.Watch
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		w = interrupt.Start(progName, env.Stderr)
+		defer w.Stop()
+		switch command {
+		case "tpcc-load":
+			w.Leaving(fmt.Sprintf("TPC-C tables this load created in schema '%s' may be left: goslap tpcc-cleanup -d %s drops them", c.DB, c.DB))
+		case "tpcc-cleanup":
+			w.Leaving(fmt.Sprintf("TPC-C tables of schema '%s' not dropped yet are left: run goslap tpcc-cleanup again", c.DB))
+		}
+		ctx = w.Context()
 	}
-	if err := execute(ctx, c, env.Stdout); err != nil {
+	if err := execute(ctx, c, env); err != nil {
+		if interrupt.Is(ctx, err) {
+			if command == "tpcc-cleanup" && w != nil && w.Left() != "" {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", progName, w.Left())
+			}
+			return interrupt.End(env.Stderr, progName)
+		}
 		return fail(env.Stderr, command, err)
 	}
 	return 0
 }
+
+// progName prefixes the messages.
+const progName = "goslap"
 
 func fail(w io.Writer, command string, err error) int {
 	fmt.Fprintf(w, "goslap %s: %v\n", command, err)
@@ -99,7 +114,8 @@ func driverConfig(c *Config) *mysql.Config {
 	return cfg
 }
 
-func execute(ctx context.Context, c *Config, out io.Writer) error {
+func execute(ctx context.Context, c *Config, env Env) error {
+	out := env.Stdout
 	cfg := driverConfig(c)
 	conn, err := mysqlconn.NewConnector(cfg, "")
 	if err != nil {
@@ -132,10 +148,25 @@ func execute(ctx context.Context, c *Config, out io.Writer) error {
 		Log:      func(string, ...any) {},
 		Say:      func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) },
 		Progress: progress(out)}
+	// An interrupt cuts a long statement on the main connection (a
+	// consistency check's scan, a DROP): the command then ends at once.
+	s, stop := workload.Interruptible(ctx, s)
+	defer stop()
 
 	switch c.Command {
 	case "tpcc-load":
-		return load(ctx, c, w, s, out)
+		// Only a load into a schema without any of the nine tables
+		// creates them all: only then are they this load's to drop after
+		// an interrupt.
+		fresh, err := holdsNoTPCCTable(main)
+		if err != nil {
+			return err
+		}
+		err = load(ctx, c, w, s, out)
+		if err != nil && ctx.Err() != nil && fresh {
+			cleanUpInterrupted(ctx, w, connect, c.DB, env.Stderr)
+		}
+		return err
 	case "tpcc-check":
 		return check(main, out)
 	case "tpcc-cleanup":
@@ -145,6 +176,44 @@ func execute(ctx context.Context, c *Config, out io.Writer) error {
 		return w.Teardown(ctx, s, workload.Point{})
 	}
 	return start(ctx, c, w, conn, main, out)
+}
+
+// holdsNoTPCCTable reports whether the current schema has none of the
+// nine TPC-C tables.
+func holdsNoTPCCTable(c *mysqlconn.Conn) (bool, error) {
+	names := "'" + strings.Join(tpcc.Tables, "','") + "'"
+	n, err := c.QueryStrings("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (" + names + ")")
+	if err != nil {
+		return false, err
+	}
+	return len(n) == 1 && n[0] == "0", nil
+}
+
+// cleanUpInterrupted runs Teardown after an interrupted load, so that
+// what the load created is dropped (the workload decides what and says
+// so, on errw): on a fresh connection (the interrupted Setup cut its own)
+// and with interrupt.Cleanup's time limit. What it cannot drop it names.
+func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), schema string, errw io.Writer) {
+	cctx, cancel := interrupt.Cleanup(ctx)
+	defer cancel()
+	m, err := connect()
+	if err == nil {
+		defer m.Close()
+		s := &workload.Session{Main: m, Connect: connect,
+			Log:      func(format string, args ...any) { fmt.Fprintf(errw, progName+": "+format+"\n", args...) },
+			Progress: func(string, int64, int64) {}}
+		// The time limit cuts a DROP in flight.
+		s, stop := workload.Interruptible(cctx, s)
+		err = w.Teardown(cctx, s, workload.Point{})
+		stop()
+	}
+	left := fmt.Sprintf("TPC-C tables this load created in schema '%s' may be left: goslap tpcc-cleanup -d %s drops them", schema, schema)
+	switch {
+	case err != nil && cctx.Err() != nil:
+		fmt.Fprintf(errw, "%s: the clean-up after the interrupt ran out of time; %s\n", progName, left)
+	case err != nil:
+		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v; %s\n", progName, err, left)
+	}
 }
 
 // progress prints the load's advance at each tenth.

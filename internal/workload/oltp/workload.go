@@ -92,8 +92,12 @@ func (w *Workload) existing(s *workload.Session) ([]string, error) {
 }
 
 // Setup is sysbench's prepare: CREATE TABLE, load the rows, create the
-// index on k. It refuses to touch a table that already exists.
+// index on k. It refuses to touch a table that already exists. It ends
+// soon after ctx does, between statements or by cutting the one in flight
+// (s.Main is then unusable).
 func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) (err error) {
+	s, stop := workload.Interruptible(ctx, s)
+	defer stop()
 	w.setupRan = true
 	defer func() { w.setupDone = err == nil }()
 	if w.created == nil {
@@ -111,6 +115,9 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	names := w.TableNames()
 	var tables []prefill.Table
 	for i, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ddl := d.createTable(name)
 		if err := s.Main.Exec(ddl); err != nil {
 			return fmt.Errorf("creating table %s: %w", name, err)
@@ -147,15 +154,16 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	}
 	if w.cfg.dialect != dialect04 && w.cfg.indexK {
 		start := time.Now()
-		defer func() {
-			if s.Log != nil && w.cfg.verbose > 0 {
-				s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
-			}
-		}()
 		for i, name := range names {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
 				return fmt.Errorf("creating the index on %s: %w", name, err)
 			}
+		}
+		if s.Log != nil && w.cfg.verbose > 0 {
+			s.Log("Created the index on k in %.2fs", time.Since(start).Seconds())
 		}
 	}
 	return nil

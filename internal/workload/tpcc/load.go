@@ -230,7 +230,7 @@ func (w *Workload) runLoad(ctx context.Context, s *workload.Session, tasks []loa
 				fail(err)
 				return
 			}
-			l := &loader{conn: c, now: now, c: consts, seed: w.common.Seed, method: method, rows: &rows, bytes: &sent}
+			l := &loader{ctx: ctx, conn: c, now: now, c: consts, seed: w.common.Seed, method: method, rows: &rows, bytes: &sent}
 			if method == LoadData {
 				// One handler per connection, handing the server the
 				// batch being flushed: a fresh reader per request, so a
@@ -285,6 +285,7 @@ feed:
 
 // loader is one load connection.
 type loader struct {
+	ctx         context.Context // ends a task between its statements
 	conn        *mysqlconn.Conn
 	now         string // the load's timestamp
 	method      LoadMethod
@@ -385,6 +386,9 @@ func (b *batch) end() error {
 func (b *batch) flush() error {
 	if b.n == 0 {
 		return nil
+	}
+	if err := b.l.ctx.Err(); err != nil {
+		return err
 	}
 	if b.single != nil {
 		if err := b.l.conn.Exec("COMMIT"); err != nil {

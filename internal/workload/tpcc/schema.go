@@ -144,6 +144,8 @@ func (w *Workload) schemaName(c *mysqlconn.Conn) string {
 // (prepare, then run); a schema holding any other table, or only some of
 // the nine, is refused untouched.
 func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Point) (err error) {
+	s, stop := workload.Interruptible(ctx, s) // a load's statements end with ctx
+	defer stop()
 	w.setupRan = true
 	defer func() { w.setupDone = err == nil }()
 	schema := w.schemaName(s.Main)
