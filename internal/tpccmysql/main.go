@@ -18,7 +18,6 @@ import (
 	"net"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -155,18 +154,7 @@ func execute(ctx context.Context, c *Config, env Env) error {
 
 	switch c.Command {
 	case "tpcc-load":
-		// Only a load into a schema without any of the nine tables
-		// creates them all: only then are they this load's to drop after
-		// an interrupt.
-		fresh, err := holdsNoTPCCTable(main)
-		if err != nil {
-			return err
-		}
-		err = load(ctx, c, w, s, out)
-		if err != nil && ctx.Err() != nil && fresh {
-			cleanUpInterrupted(ctx, w, connect, c.DB, env.Stderr)
-		}
-		return err
+		return load(ctx, c, w, s, connect, out, env.Stderr)
 	case "tpcc-check":
 		return check(main, out)
 	case "tpcc-cleanup":
@@ -178,22 +166,12 @@ func execute(ctx context.Context, c *Config, env Env) error {
 	return start(ctx, c, w, conn, main, out)
 }
 
-// holdsNoTPCCTable reports whether the current schema has none of the
-// nine TPC-C tables.
-func holdsNoTPCCTable(c *mysqlconn.Conn) (bool, error) {
-	names := "'" + strings.Join(tpcc.Tables, "','") + "'"
-	n, err := c.QueryStrings("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (" + names + ")")
-	if err != nil {
-		return false, err
-	}
-	return len(n) == 1 && n[0] == "0", nil
-}
-
-// cleanUpInterrupted runs Teardown after an interrupted load, so that
-// what the load created is dropped (the workload decides what and says
-// so, on errw): on a fresh connection (the interrupted Setup cut its own)
-// and with interrupt.Cleanup's time limit. What it cannot drop it names.
-func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), schema string, errw io.Writer) {
+// cleanUpAfterLoad runs Teardown after a failed or interrupted load, so
+// that what the load created is dropped (the workload decides what and
+// says so, on errw): on a fresh connection (an interrupted Setup cut its
+// own) and with interrupt.Cleanup's time limit. What it cannot drop it
+// names.
+func cleanUpAfterLoad(ctx context.Context, w *tpcc.Workload, connect func() (*mysqlconn.Conn, error), schema string, errw io.Writer) {
 	cctx, cancel := interrupt.Cleanup(ctx)
 	defer cancel()
 	m, err := connect()
@@ -201,6 +179,7 @@ func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*
 		defer m.Close()
 		s := &workload.Session{Main: m, Connect: connect,
 			Log:      func(format string, args ...any) { fmt.Fprintf(errw, progName+": "+format+"\n", args...) },
+			Say:      func(format string, args ...any) { fmt.Fprintf(errw, format+"\n", args...) },
 			Progress: func(string, int64, int64) {}}
 		// The time limit cuts a DROP in flight.
 		s, stop := workload.Interruptible(cctx, s)
@@ -212,7 +191,7 @@ func cleanUpInterrupted(ctx context.Context, w *tpcc.Workload, connect func() (*
 	case err != nil && cctx.Err() != nil:
 		fmt.Fprintf(errw, "%s: the clean-up after the interrupt ran out of time; %s\n", progName, left)
 	case err != nil:
-		fmt.Fprintf(errw, "%s: cleaning up after the interrupt: %v; %s\n", progName, err, left)
+		fmt.Fprintf(errw, "%s: dropping what the failed load created: %v; %s\n", progName, err, left)
 	}
 }
 
@@ -248,7 +227,8 @@ func writeParameters(out io.Writer, c *Config) {
 	}
 }
 
-func load(ctx context.Context, c *Config, w *tpcc.Workload, s *workload.Session, out io.Writer) error {
+func load(ctx context.Context, c *Config, w *tpcc.Workload, s *workload.Session,
+	connect func() (*mysqlconn.Conn, error), out, errw io.Writer) error {
 	conns := c.Connections
 	if conns == 0 {
 		conns = 2 * runtime.NumCPU()
@@ -259,11 +239,9 @@ func load(ctx context.Context, c *Config, w *tpcc.Workload, s *workload.Session,
 	fmt.Fprintf(out, "\nTPCC Data Load Started... (goslap: in parallel over %d connections)\n", conns)
 	start := time.Now()
 	if err := w.Setup(ctx, s, workload.Point{Clients: conns}); err != nil {
-		// What this load created goes, and is said; an interrupted load
-		// leaves no half-loaded schema behind.
-		if terr := w.Teardown(context.Background(), s, workload.Point{}); terr != nil {
-			return fmt.Errorf("%w (and dropping what it created: %v)", err, terr)
-		}
+		// What this load created goes (Teardown drops only that), and is
+		// said; a failed or interrupted load leaves no half-loaded schema.
+		cleanUpAfterLoad(ctx, w, connect, c.DB, errw)
 		return err
 	}
 	st := w.LastLoad()
