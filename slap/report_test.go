@@ -241,9 +241,3 @@ func TestDriverConfigRejectsWhatItCannotHonour(t *testing.T) {
 		t.Errorf("config %+v", c)
 	}
 }
-
-func TestQuoting(t *testing.T) {
-	if got := sqlString(`a'b\c`); got != `'a''b\\c'` {
-		t.Errorf("sqlString = %s", got)
-	}
-}

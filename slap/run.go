@@ -421,7 +421,7 @@ func (r *runner) cleanup() string {
 	if !created {
 		return ""
 	}
-	stmt := "DROP SCHEMA IF EXISTS " + mysqlslap.QuoteName(r.p.Schema)
+	stmt := "DROP SCHEMA IF EXISTS " + mysqlconn.QuoteName(r.p.Schema)
 	if r.main.Exec(stmt) == nil {
 		return ""
 	}

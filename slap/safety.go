@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/ownership"
-	"github.com/goslap/goslap/internal/workload/mysqlslap"
 
 	"github.com/goslap/goslap/sqlgen"
 )
@@ -36,7 +34,7 @@ const (
 // binary collation: information_schema's columns differ in collation
 // (MySQL 8), which UNION and the marker's key would otherwise trip over.
 func schemaObjectsSelect(schema string) string {
-	lit := sqlString(schema)
+	lit := mysqlconn.QuoteString(schema)
 	bin := func(col string) string { return "CONVERT(" + col + " USING utf8mb4) COLLATE utf8mb4_bin" }
 	return "SELECT CASE TABLE_TYPE WHEN 'VIEW' THEN 'view' WHEN 'SEQUENCE' THEN 'sequence' ELSE 'table' END, " + bin("TABLE_NAME") +
 		" FROM information_schema.TABLES WHERE TABLE_SCHEMA = " + lit +
@@ -115,7 +113,7 @@ func provenObjects(c *mysqlconn.Conn, schema string, objects []schemaObject) (ma
 		return proven, nil
 	}
 	comments, err := c.QueryStrings("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
-		sqlString(schema) + " AND TABLE_NAME = " + sqlString(markerTable) + " AND TABLE_TYPE = 'BASE TABLE'")
+		mysqlconn.QuoteString(schema) + " AND TABLE_NAME = " + mysqlconn.QuoteString(markerTable) + " AND TABLE_TYPE = 'BASE TABLE'")
 	if err != nil || len(comments) != 1 || comments[0] != markerComment {
 		return proven, err
 	}
@@ -131,7 +129,7 @@ func provenObjects(c *mysqlconn.Conn, schema string, objects []schemaObject) (ma
 }
 
 func markerName(schema string) string {
-	return mysqlslap.QuoteName(schema) + "." + mysqlslap.QuoteName(markerTable)
+	return mysqlconn.QuoteName(schema) + "." + mysqlconn.QuoteName(markerTable)
 }
 
 // createMarker is run right after CREATE SCHEMA: from then on the schema is
@@ -139,7 +137,7 @@ func markerName(schema string) string {
 func createMarker(c *mysqlconn.Conn, schema string) error {
 	return c.Exec("CREATE TABLE " + markerName(schema) + " (kind VARCHAR(16) NOT NULL, " +
 		"name VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, PRIMARY KEY (kind, name)) " +
-		"COMMENT = " + sqlString(markerComment))
+		"COMMENT = " + mysqlconn.QuoteString(markerComment))
 }
 
 // recordInventory replaces the marker's inventory with what the schema
@@ -157,6 +155,3 @@ func recordInventory(c *mysqlconn.Conn, schema string) error {
 	return nil
 }
 
-// sqlString quotes s as a SQL string literal (one quoting rule for every
-// ownership check, package ownership).
-func sqlString(s string) string { return ownership.QuoteString(s) }

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // Querier is the part of a server connection the checks need
@@ -221,7 +223,7 @@ func Drop(q Querier, schema string, names []string, say func(format string, args
 		if say != nil {
 			say("Dropping table '%s'...", n)
 		}
-		if err := q.Exec("DROP TABLE " + QuoteName(schema) + "." + QuoteName(n)); err != nil {
+		if err := q.Exec("DROP TABLE " + mysqlconn.QuoteName(schema) + "." + mysqlconn.QuoteName(n)); err != nil {
 			return dropped, fmt.Errorf("dropping table %s: %w", n, err)
 		}
 		dropped = append(dropped, n)
@@ -248,11 +250,11 @@ func inspect(q Querier, schema string, names []string, details bool) (map[string
 	// A short list is named in the query; a long one (--tables=100000)
 	// would make the statement huge, so the schema is read whole and
 	// filtered here.
-	where := "TABLE_SCHEMA = " + QuoteString(schema)
+	where := "TABLE_SCHEMA = " + mysqlconn.QuoteString(schema)
 	if len(names) <= 500 {
 		quoted := make([]string, 0, len(names))
 		for n := range want {
-			quoted = append(quoted, QuoteString(n))
+			quoted = append(quoted, mysqlconn.QuoteString(n))
 		}
 		sort.Strings(quoted)
 		where += " AND TABLE_NAME IN (" + strings.Join(quoted, ",") + ")"
@@ -383,15 +385,6 @@ func splitNumber(s string) (string, int, bool) {
 	}
 	n, err := strconv.Atoi(s[i:])
 	return s[:i], n, err == nil
-}
-
-// QuoteName quotes an identifier.
-func QuoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-// QuoteString quotes s as a SQL string literal.
-func QuoteString(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // Layout is the layout a workload gives one of its tables; Shape returns

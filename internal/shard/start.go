@@ -282,7 +282,7 @@ func (s *Starter) table() string {
 	if s.Schema == "" {
 		return BarrierTable
 	}
-	return "`" + strings.ReplaceAll(s.Schema, "`", "``") + "`." + BarrierTable
+	return mysqlconn.QuoteName(s.Schema) + "." + BarrierTable
 }
 
 // missing reports the error of a barrier table (or its schema) that is

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/mysqlconn"
@@ -137,13 +136,6 @@ func (s *Script) Plan() *sqlgen.Plan { return s.plan }
 // CreatedSchema reports that the script created its schema and has not
 // dropped it since (a failed run drops it again, if it owns it).
 func (s *Script) CreatedSchema() bool { return s.created }
-
-// QuoteName is the one rule for a name (the schema's) in a statement: in back
-// quotes, a back quote inside doubled, which leaves every ordinary name
-// exactly as mysqlslap writes it (also in --only-print).
-func QuoteName(name string) string {
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-}
 
 // Visitor is what walks the script: a real run or the --only-print
 // printer. Main does one main-connection step, Load one iteration's

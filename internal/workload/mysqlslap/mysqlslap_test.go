@@ -7,17 +7,6 @@ import (
 	"github.com/goslap/goslap/sqlgen"
 )
 
-func TestQuoteName(t *testing.T) {
-	for _, tc := range []struct{ name, want string }{
-		{"mysqlslap", "`mysqlslap`"},
-		{"my`db", "`my``db`"},
-	} {
-		if got := QuoteName(tc.name); got != tc.want {
-			t.Errorf("QuoteName(%q) = %s, want %s", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestTemplatesDoubleBraceWithoutPlaceholder: with --templates, "{{" is a
 // literal "{" also in a statement that has no placeholder (it was sent
 // as written, "{{" and all).

@@ -43,7 +43,7 @@ type Step struct {
 }
 
 func (s *Script) dropSchema() Step {
-	return Step{Kind: DropSchema, Text: "DROP SCHEMA IF EXISTS " + QuoteName(s.plan.Schema)}
+	return Step{Kind: DropSchema, Text: "DROP SCHEMA IF EXISTS " + mysqlconn.QuoteName(s.plan.Schema)}
 }
 
 // before yields the steps ahead of iteration's load (spec 3.2).
@@ -57,7 +57,7 @@ func (s *Script) before(engine sqlgen.Engine, do func(Step) error) error {
 	if p.HasCreate {
 		for _, st := range []Step{
 			{Kind: NoteStep, Text: "Loading Pre-data"},
-			{Kind: CreateSchema, Text: "CREATE SCHEMA " + QuoteName(p.Schema)},
+			{Kind: CreateSchema, Text: "CREATE SCHEMA " + mysqlconn.QuoteName(p.Schema)},
 			{Kind: SelectSchema, Text: p.Schema},
 		} {
 			if err := do(st); err != nil {
@@ -167,7 +167,7 @@ func (s *Script) Exec(ctx context.Context, c *mysqlconn.Conn, st Step) error {
 		// mysqlslap -vvv prints the CREATE SCHEMA line a second time (spec 4.3).
 		s.echo(st.Text)
 	case SelectSchema:
-		if err := c.Exec("USE " + QuoteName(schema)); err != nil {
+		if err := c.Exec("USE " + mysqlconn.QuoteName(schema)); err != nil {
 			return stepErr("Cannot select schema '%s': %s", schema, mysqlconn.ErrorText(err))
 		}
 	case Statement:

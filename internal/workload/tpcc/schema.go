@@ -98,7 +98,7 @@ type schemaState struct {
 func inspect(c *mysqlconn.Conn, schema string) (schemaState, error) {
 	q := "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
 	if schema != "" {
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + ownership.QuoteString(schema)
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = " + mysqlconn.QuoteString(schema)
 	}
 	names, err := c.QueryStrings(q)
 	if err != nil {
