@@ -154,4 +154,3 @@ func recordInventory(c *mysqlconn.Conn, schema string) error {
 	}
 	return nil
 }
-
