@@ -137,6 +137,46 @@ func (l *Ledger) Names() []string {
 	return append([]string(nil), l.order...)
 }
 
+// DropCreated drops the tables of the ledger that still exist in schema,
+// each drop said through say, and forgets them. finished says whether the
+// step that created them (a prepare, a load) completed: when it did not,
+// say also reports which of its tables were dropped, or which are left
+// for a cleanup command.
+func (l *Ledger) DropCreated(q Querier, schema string, finished bool, say func(format string, args ...any)) error {
+	mine := l.Names()
+	if len(mine) == 0 {
+		return nil
+	}
+	have, err := Inspect(q, schema, mine)
+	if err != nil {
+		if !finished {
+			say("left: tables %s of this prepare: run cleanup", Span(mine))
+		}
+		return err
+	}
+	var present []string
+	for _, n := range mine {
+		if _, ok := have[n]; ok {
+			present = append(present, n)
+		} else {
+			l.Forget(n)
+		}
+	}
+	dropped, err := Drop(q, schema, present, say)
+	for _, n := range dropped {
+		l.Forget(n)
+	}
+	if !finished {
+		if len(dropped) > 0 {
+			say("tables %s of this prepare were dropped", Span(dropped))
+		}
+		if err != nil {
+			say("left: tables %s of this prepare: run cleanup", Span(present[len(dropped):]))
+		}
+	}
+	return err
+}
+
 // Len is the number of recorded tables.
 func (l *Ledger) Len() int {
 	if l == nil {
@@ -232,7 +272,10 @@ func Drop(q Querier, schema string, names []string, say func(format string, args
 }
 
 // Inspect reads what the server says about the named tables of schema
-// (those that exist): kind, engine, columns and indexes.
+// (those that exist): kind, engine, columns and indexes, in two queries
+// (a run's own statements are compared with sysbench's by the server's
+// counters: goslap's checks must stay few). Schema "" is the connection's
+// current schema; each Table names its schema as the server does.
 func Inspect(q Querier, schema string, names []string) (map[string]*Table, error) {
 	return inspect(q, schema, names, true)
 }
@@ -250,41 +293,57 @@ func inspect(q Querier, schema string, names []string, details bool) (map[string
 	// A short list is named in the query; a long one (--tables=100000)
 	// would make the statement huge, so the schema is read whole and
 	// filtered here.
-	where := "TABLE_SCHEMA = " + mysqlconn.QuoteString(schema)
-	if len(names) <= 500 {
-		quoted := make([]string, 0, len(names))
-		for n := range want {
-			quoted = append(quoted, mysqlconn.QuoteString(n))
+	where := func(alias string) string {
+		w := alias + "TABLE_SCHEMA = DATABASE()"
+		if schema != "" {
+			w = alias + "TABLE_SCHEMA = " + mysqlconn.QuoteString(schema)
 		}
-		sort.Strings(quoted)
-		where += " AND TABLE_NAME IN (" + strings.Join(quoted, ",") + ")"
+		if len(names) <= 500 {
+			quoted := make([]string, 0, len(names))
+			for n := range want {
+				quoted = append(quoted, mysqlconn.QuoteString(n))
+			}
+			sort.Strings(quoted)
+			w += " AND " + alias + "TABLE_NAME IN (" + strings.Join(quoted, ",") + ")"
+		}
+		return w
 	}
-	rows, err := q.Query("SELECT TABLE_NAME, TABLE_TYPE, IFNULL(ENGINE, '') FROM information_schema.TABLES WHERE " + where)
+	named := schema
+	if named == "" {
+		named = "(the current one)"
+	}
+	stmt := "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, IFNULL(ENGINE, '') FROM information_schema.TABLES WHERE " + where("")
+	if details {
+		stmt = "SELECT t.TABLE_SCHEMA, t.TABLE_NAME, t.TABLE_TYPE, IFNULL(t.ENGINE, ''), c.COLUMN_NAME, c.COLUMN_TYPE, c.IS_NULLABLE" +
+			" FROM information_schema.TABLES t LEFT JOIN information_schema.COLUMNS c" +
+			" ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME WHERE " + where("t.") +
+			" ORDER BY t.TABLE_NAME, c.ORDINAL_POSITION"
+	}
+	rows, err := q.Query(stmt)
 	if err != nil {
-		return nil, fmt.Errorf("reading the tables of schema '%s': %w", schema, err)
+		return nil, fmt.Errorf("reading the tables of schema '%s': %w", named, err)
 	}
 	for _, r := range rows {
-		if n := string(r[0]); want[n] {
-			out[n] = &Table{Schema: schema, Name: n, Kind: string(r[1]), Engine: string(r[2])}
+		n := string(r[1])
+		if !want[n] {
+			continue
+		}
+		t := out[n]
+		if t == nil {
+			t = &Table{Schema: string(r[0]), Name: n, Kind: string(r[2]), Engine: string(r[3])}
+			out[n] = t
+		}
+		if details && len(r) >= 7 && r[4] != nil {
+			t.Columns = append(t.Columns, Column{Name: string(r[4]), Type: NormalType(string(r[5])), Nullable: string(r[6]) == "YES"})
 		}
 	}
 	if len(out) == 0 || !details {
 		return out, nil
 	}
-	rows, err = q.Query("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE " +
-		where + " ORDER BY TABLE_NAME, ORDINAL_POSITION")
-	if err != nil {
-		return nil, fmt.Errorf("reading the columns of schema '%s': %w", schema, err)
-	}
-	for _, r := range rows {
-		if t := out[string(r[0])]; t != nil {
-			t.Columns = append(t.Columns, Column{Name: string(r[1]), Type: NormalType(string(r[2])), Nullable: string(r[3]) == "YES"})
-		}
-	}
 	rows, err = q.Query("SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME FROM information_schema.STATISTICS WHERE " +
-		where + " ORDER BY TABLE_NAME, INDEX_NAME = 'PRIMARY' DESC, INDEX_NAME, SEQ_IN_INDEX")
+		where("") + " ORDER BY TABLE_NAME, INDEX_NAME = 'PRIMARY' DESC, INDEX_NAME, SEQ_IN_INDEX")
 	if err != nil {
-		return nil, fmt.Errorf("reading the indexes of schema '%s': %w", schema, err)
+		return nil, fmt.Errorf("reading the indexes of schema '%s': %w", named, err)
 	}
 	for _, r := range rows {
 		t := out[string(r[0])]
@@ -341,6 +400,17 @@ func CheckEngine(q Querier, schema string, names []string, asked string) error {
 	tables, err := inspect(q, schema, names, false)
 	if err != nil {
 		return err
+	}
+	return engineOf(tables, names, asked)
+}
+
+// CheckEngine is the package's CheckEngine on the tables Claim read (no
+// query).
+func (v Verdict) CheckEngine(asked string) error { return engineOf(v.Tables, v.Present, asked) }
+
+func engineOf(tables map[string]*Table, names []string, asked string) error {
+	if asked == "" {
+		return nil
 	}
 	for _, n := range names {
 		t, ok := tables[n]

@@ -121,11 +121,14 @@ func TestLayoutMismatch(t *testing.T) {
 	}
 }
 
-// fakeServer answers Inspect's three information_schema queries from
-// fixed rows.
+// fakeServer answers Inspect's information_schema queries (the tables
+// joined with their columns, or alone; the indexes) from fixed rows of
+// schema "s": tables (name, type, engine), columns (table, name, type,
+// nullable), stats (table, index, non_unique, column).
 type fakeServer struct {
 	tables, columns, stats [][]string
 	execs                  []string
+	queries                int
 	failDrop               string
 }
 
@@ -140,11 +143,24 @@ func rows(in [][]string) [][][]byte {
 }
 
 func (f *fakeServer) Query(q string) ([][][]byte, error) {
+	f.queries++
 	switch {
+	case strings.Contains(q, "information_schema.TABLES t LEFT JOIN information_schema.COLUMNS"):
+		var out [][]string
+		for _, t := range f.tables {
+			for _, c := range f.columns {
+				if c[0] == t[0] {
+					out = append(out, append([]string{"s"}, append(t, c[1:]...)...))
+				}
+			}
+		}
+		return rows(out), nil
 	case strings.Contains(q, "information_schema.TABLES"):
-		return rows(f.tables), nil
-	case strings.Contains(q, "information_schema.COLUMNS"):
-		return rows(f.columns), nil
+		var out [][]string
+		for _, t := range f.tables {
+			out = append(out, append([]string{"s"}, t...))
+		}
+		return rows(out), nil
 	case strings.Contains(q, "information_schema.STATISTICS"):
 		return rows(f.stats), nil
 	}
@@ -181,6 +197,14 @@ func TestClaimRefusesBeforeDropping(t *testing.T) {
 	}
 	if strings.Join(v.Present, ",") != "sbtest1,sbtest2" || strings.Join(v.Missing, ",") != "sbtest3" || len(f.execs) != 0 {
 		t.Fatalf("verdict %+v, statements %q", v, f.execs)
+	}
+	// Two queries: a run's statements are compared with sysbench's by the
+	// server's counters, so goslap's own checks stay few.
+	if f.queries != 2 {
+		t.Errorf("Claim sent %d queries, want 2", f.queries)
+	}
+	if err := v.CheckEngine("myisam"); err == nil || f.queries != 2 {
+		t.Errorf("the verdict's CheckEngine = %v after %d queries; want a refusal and no query", err, f.queries)
 	}
 	// What this run created needs no layout.
 	var l Ledger

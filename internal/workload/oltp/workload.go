@@ -32,7 +32,7 @@ type Workload struct {
 	// setupDone says Setup finished: a Teardown before that is the end of
 	// a failed or interrupted prepare, which says what it dropped.
 	setupDone bool
-	created   map[string]bool
+	created   ownership.Ledger
 	// trxEngine (0.4): BEGIN/COMMIT when true, else LOCK TABLES, decided
 	// by BeginIteration from the table's engine.
 	trxEngine bool
@@ -100,9 +100,6 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 	defer stop()
 	w.setupRan = true
 	defer func() { w.setupDone = err == nil }()
-	if w.created == nil {
-		w.created = map[string]bool{}
-	}
 	have, err := w.existing(s)
 	if err != nil {
 		return err
@@ -122,7 +119,7 @@ func (w *Workload) Setup(ctx context.Context, s *workload.Session, p workload.Po
 		if err := s.Main.Exec(ddl); err != nil {
 			return fmt.Errorf("creating table %s: %w", name, err)
 		}
-		w.created[name] = true
+		w.created.Add(name)
 		w.logWarnings(s, "CREATE TABLE "+name)
 		if w.cfg.dialect == dialect04 {
 			if err := s.Main.Exec(d.createIndex(name, i+1)); err != nil {
@@ -222,44 +219,28 @@ func (w *Workload) rows(name string, i int, n int64) prefill.Table {
 // BeginIteration checks that the tables are there (a run before prepare is
 // one clear error) and, in 0.4, whether the engine is transactional.
 func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
-	have, err := w.existing(s)
+	// One look at the tables (two queries: the server's statement
+	// counters are compared with sysbench's) answers whether they exist,
+	// are sysbench's and have the engine the run is labelled with. A run
+	// phase works on tables prepared before: only on sysbench's (its
+	// writes and deletes would change a user's sbtest1 or invoices
+	// otherwise); this run's own pass without a look at their layout.
+	v, err := ownership.Claim(s.Main, "", w.TableNames(), w.created.Has, w.shape, "not used")
 	if err != nil {
 		return err
 	}
-	if len(have) < len(w.TableNames()) {
-		missing := []string{}
-		got := map[string]bool{}
-		for _, h := range have {
-			got[h] = true
-		}
-		for _, n := range w.TableNames() {
-			if !got[n] {
-				missing = append(missing, n)
-			}
-		}
-		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(missing, ", "))
-	}
-	schema, err := ownership.CurrentSchema(s.Main)
-	if err != nil {
-		return err
-	}
-	if !w.setupDone {
-		// A run phase works on tables prepared before: only on sysbench's
-		// (its writes and deletes would change a user's sbtest1 or
-		// invoices otherwise).
-		if _, err := ownership.Claim(s.Main, schema, w.TableNames(), func(n string) bool { return w.created[n] }, w.shape, "not used"); err != nil {
-			return err
-		}
+	if len(v.Missing) > 0 {
+		return fmt.Errorf("table %s does not exist: run prepare first", strings.Join(v.Missing, ", "))
 	}
 	// The report labels the run with the engine: it must be the tables'
 	// own (a run phase reuses tables prepared before).
-	if err := ownership.CheckEngine(s.Main, schema, w.TableNames(), it.Engine); err != nil {
+	if err := v.CheckEngine(it.Engine); err != nil {
 		return err
 	}
 	if w.cfg.script == scriptNontrx && w.cfg.nontrx == "insert" {
 		// 0.4's nontrx insert empties the table first, as sysbench does,
 		// but only a table this run's prepare created.
-		if !w.created[w.cfg.tableName] {
+		if !w.created.Has(w.cfg.tableName) {
 			return fmt.Errorf("the 0.4 nontrx insert mode empties %s first, as sysbench does; goslap only empties a table its own prepare created in this run", w.cfg.tableName)
 		}
 		if err := s.Main.Exec("TRUNCATE TABLE " + w.cfg.tableName); err != nil {
@@ -273,14 +254,7 @@ func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it w
 		case "no":
 			w.trxEngine = false
 		default:
-			rows, err := s.Main.QueryStrings("SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + w.cfg.tableName + "'")
-			if err != nil {
-				return fmt.Errorf("reading the engine of %s: %w", w.cfg.tableName, err)
-			}
-			e := ""
-			if len(rows) == 1 {
-				e = strings.ToLower(rows[0])
-			}
+			e := strings.ToLower(v.Tables[w.cfg.tableName].Engine)
 			switch e {
 			case "myisam", "heap", "memory", "maria", "aria":
 				w.trxEngine = false
@@ -338,7 +312,7 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 		return err
 	}
 	if w.setupRan {
-		return w.dropCreated(s, schema)
+		return w.created.DropCreated(s.Main, schema, w.setupDone, s.Sayf)
 	}
 	v, err := ownership.Claim(s.Main, schema, w.TableNames(), nil, w.shape, "not dropped")
 	if err != nil {
@@ -360,49 +334,6 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 	// there and succeeds; goslap succeeds and says what is not there.
 	s.Sayf("Nothing to drop for table %s: not in schema '%s'", ownership.Span(v.Missing), schema)
 	return nil
-}
-
-// dropCreated drops the tables this process's Setup created that still
-// exist; after a prepare that did not finish it says what was dropped, or
-// what is left for a cleanup.
-func (w *Workload) dropCreated(s *workload.Session, schema string) error {
-	var mine []string
-	for _, n := range w.TableNames() {
-		if w.created[n] {
-			mine = append(mine, n)
-		}
-	}
-	if len(mine) == 0 {
-		return nil
-	}
-	have, err := ownership.Inspect(s.Main, schema, mine)
-	if err != nil {
-		if !w.setupDone {
-			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(mine))
-		}
-		return err
-	}
-	var present []string
-	for _, n := range mine {
-		if _, ok := have[n]; ok {
-			present = append(present, n)
-		} else {
-			delete(w.created, n)
-		}
-	}
-	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
-	for _, n := range dropped {
-		delete(w.created, n)
-	}
-	if !w.setupDone {
-		if len(dropped) > 0 {
-			s.Sayf("tables %s of this prepare were dropped", ownership.Span(dropped))
-		}
-		if err != nil {
-			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(present[len(dropped):]))
-		}
-	}
-	return err
 }
 
 // shape is the check that a table has the layout sysbench's prepare gives

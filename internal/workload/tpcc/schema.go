@@ -245,7 +245,7 @@ func (w *Workload) addKeys(ctx context.Context, s *workload.Session) error {
 func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload.Point) error {
 	schema := w.schemaName(s.Main)
 	if w.setupRan {
-		return w.dropCreated(s, schema)
+		return w.created.DropCreated(s.Main, schema, w.setupDone, s.Sayf)
 	}
 	v, err := ownership.Claim(s.Main, schema, Tables, nil, Shape, "not dropped")
 	if err != nil {
@@ -256,42 +256,6 @@ func (w *Workload) Teardown(ctx context.Context, s *workload.Session, p workload
 		return nil
 	}
 	_, err = ownership.Drop(s.Main, schema, v.Present, s.Sayf)
-	return err
-}
-
-// dropCreated drops what this process's Setup created.
-func (w *Workload) dropCreated(s *workload.Session, schema string) error {
-	mine := w.created.Names()
-	if len(mine) == 0 {
-		return nil
-	}
-	have, err := ownership.Inspect(s.Main, schema, mine)
-	if err != nil {
-		if !w.setupDone {
-			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(mine))
-		}
-		return err
-	}
-	var present []string
-	for _, n := range mine {
-		if _, ok := have[n]; ok {
-			present = append(present, n)
-		} else {
-			w.created.Forget(n)
-		}
-	}
-	dropped, err := ownership.Drop(s.Main, schema, present, s.Sayf)
-	for _, n := range dropped {
-		w.created.Forget(n)
-	}
-	if !w.setupDone {
-		if len(dropped) > 0 {
-			s.Sayf("tables %s of this prepare were dropped", ownership.Span(dropped))
-		}
-		if err != nil {
-			s.Sayf("left: tables %s of this prepare: run cleanup", ownership.Span(present[len(dropped):]))
-		}
-	}
 	return err
 }
 

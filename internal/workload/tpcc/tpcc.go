@@ -141,13 +141,11 @@ func (w *Workload) loadConnections(p workload.Point) int {
 // run on) and, for a run labelled with an engine, of that engine. TPC-C's
 // data lives across iterations.
 func (w *Workload) BeginIteration(ctx context.Context, s *workload.Session, it workload.Iteration) error {
-	schema := w.schemaName(s.Main)
-	if w.created.Len() < len(Tables) {
-		if _, err := ownership.Claim(s.Main, schema, Tables, w.created.Has, Shape, "not used"); err != nil {
-			return err
-		}
+	v, err := ownership.Claim(s.Main, w.schemaName(s.Main), Tables, w.created.Has, Shape, "not used")
+	if err != nil {
+		return err
 	}
-	return ownership.CheckEngine(s.Main, schema, Tables, it.Engine)
+	return v.CheckEngine(it.Engine)
 }
 
 // EndIteration does nothing.
