@@ -209,10 +209,11 @@ func index(d *jsondoc.Document, target string, withTarget bool) (map[string]*jso
 }
 
 // Sides turns the command line's groups of documents into the sides to
-// compare. One group whose documents each hold the same two or more
-// targets compares the targets (target 1 the baseline); otherwise each
-// group is a side. Rounds are paired by position: every side needs as
-// many documents.
+// compare. One group (no 'vs') whose documents each hold the same two or
+// more targets compares the targets (target 1 the baseline, each document
+// a round); any other single group makes each document a side of one
+// round; several groups are a side each, their documents its rounds,
+// paired by position: every side needs as many documents.
 func Sides(groups [][]Doc) ([]Side, error) {
 	if len(groups) == 1 {
 		labels := targetLabels(groups[0][0].Doc)
@@ -227,6 +228,11 @@ func Sides(groups [][]Doc) ([]Side, error) {
 			}
 			return sides, nil
 		}
+		var each [][]Doc
+		for _, d := range groups[0] {
+			each = append(each, []Doc{d})
+		}
+		groups = each
 	}
 	var sides []Side
 	for _, g := range groups {

@@ -268,7 +268,7 @@ func (rep *Report) Write(w io.Writer) error {
 		switch {
 		case r.Side == 0:
 			if r.Missing == "" {
-				ratio = "1"
+				ratio, text = "1", "baseline"
 			}
 		case r.Result != nil:
 			ratio = fmt.Sprintf("%.3f", r.Result.Ratio)

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mathext"
 )
@@ -190,6 +191,15 @@ func (r Result) String() string {
 		x, lo, hi := r.Change()
 		return fmt.Sprintf("%s by %s %% (95 %% CI %s–%s %%)", word, pct(x), pct(lo), pct(hi))
 	case NoDifference:
+		if r.Detectable >= 1 {
+			// Two rounds of much noise: a percentage past 100 reads as
+			// nonsense, a factor does not.
+			f := strconv.FormatFloat(1+r.Detectable, 'f', 1, 64)
+			if r.Detectable >= 9 {
+				f = strconv.FormatFloat(1+r.Detectable, 'f', 0, 64)
+			}
+			return fmt.Sprintf("no difference detected (these %d rounds could have detected only a ratio beyond ×%s or ÷%s)", r.Rounds(), f, f)
+		}
 		return fmt.Sprintf("no difference detected (these %d rounds could have detected about ±%s %%)", r.Rounds(), pct(r.Detectable))
 	}
 	return NeedRounds

@@ -65,6 +65,8 @@ func TestCompareKnownAnswers(t *testing.T) {
 			"slower by 15 % (95 % CI 6.1–24 %)"},
 		{"straddling 1 is no difference", []float64{100, 100, 100}, []float64{95, 104, 102}, Higher, NoDifference,
 			"no difference detected (these 3 rounds could have detected about ±13 %)"},
+		{"two noisy rounds detect only a factor", []float64{100, 100}, []float64{50, 200}, Higher, NoDifference,
+			"no difference detected (these 2 rounds could have detected only a ratio beyond ×6683 or ÷6683)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
