@@ -178,7 +178,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if len(rep.Rows) == 0 {
+	if !rep.compared() {
 		return fail("the documents have no benchmark in common")
 	}
 	for _, r := range c.rules {
@@ -213,6 +213,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func hasMetric(ms []Metric, m Metric) bool {
 	for _, x := range ms {
 		if x.Name == m.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// compared says whether some point was compared: a baseline figure and
+// another side's.
+func (rep *Report) compared() bool {
+	for _, r := range rep.Rows {
+		if r.Result != nil {
 			return true
 		}
 	}
