@@ -74,7 +74,7 @@ func TestMetricValues(t *testing.T) {
 		want   float64
 		ok     bool
 	}{
-		{b10, "study", 100, true}, // tps
+		{b10, "study", 100, true},  // tps
 		{b05, "study", 1800, true}, // rw-qps: 18 reads+writes × 100
 		{b10, "qps", 2000, true},
 		{b10, "tps", 100, true},
