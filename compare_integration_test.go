@@ -40,6 +40,32 @@ func TestCompareSavedRuns(t *testing.T) {
 	}
 	a1, b1, a2, b2 := doc("a1", "400"), doc("b1", "400"), doc("a2", "400"), doc("b2", "400")
 	other := doc("other", "200")
+	// Two short goslap sysbench runs: compared on transactions/s and the
+	// run's --percentile.
+	sb := func(args ...string) []string {
+		return append([]string{"sysbench", "oltp_point_select", "--mysql-socket=" + s.Socket, "--mysql-user=root",
+			"--mysql-db=goslap_compare", "--tables=1", "--table-size=100", "--threads=2", "--percentile=99"}, args...)
+	}
+	db, err := s.OpenDB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE IF NOT EXISTS goslap_compare"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE IF EXISTS goslap_compare")
+	if code, _, stderr := run(sb("prepare")...); code != 0 {
+		t.Fatalf("prepare: exit %d: %s", code, stderr)
+	}
+	var sbDocs []string
+	for _, name := range []string{"sb1", "sb2"} {
+		path := filepath.Join(dir, name+".json")
+		if code, _, stderr := run(sb("--events=2000", "--json="+path, "run")...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		sbDocs = append(sbDocs, path)
+	}
 
 	cases := []struct {
 		name     string
@@ -59,6 +85,10 @@ func TestCompareSavedRuns(t *testing.T) {
 		{"another plan is refused", []string{a1, other}, 1, nil,
 			"goslap: compare: " + a1 + " and " + other + " ran different plans (--number-of-queries 400 vs 200): --force compares them anyway\n", true},
 		{"--force compares it", []string{"--force", a1, other}, 0, []string{"mysqlslap mixed c2  qps"}, "compared anyway (--force)", false},
+		{"sysbench runs compare on tps and the run's percentile", sbDocs, 0,
+			[]string{"oltp_point_select c2  tps ", "oltp_point_select c2  p99 ms"}, "", false},
+		{"sysbench runs against an impossible threshold", append([]string{"--fail-if=tps<100"}, sbDocs...), 3,
+			[]string{"FAILED tps<100: oltp_point_select c2, B/A"}, "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

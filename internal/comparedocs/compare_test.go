@@ -286,6 +286,8 @@ func TestMainCommand(t *testing.T) {
 			[]string{"FAILED tps<0.97: oltp_read_write innodb c8, B/A 0.900 (95 % CI 0.862–0.940, beyond the limit)"}, ""},
 		{"rounds within the limit", []string{"--fail-if=tps<0.8", a[0], a[1], a[2], "vs", b[0], b[1], b[2]}, ExitOK, nil, ""},
 		{"chosen metrics", []string{"--metrics=qps,p50", a[0], b[0]}, ExitOK, []string{"c4  qps", "p50 ms"}, ""},
+		{"a metric asked for that no point has", []string{"--metrics=tps,tpmc", a[0], b[0]}, ExitOK, []string{"c4  tps"},
+			"goslap: compare: warning: --metrics tpmc: no point of these documents has it\n"},
 		{"a metric no point has", []string{"--fail-if=tpmc<0.9", a[0], b[0]}, ExitError, nil, "goslap: compare: --fail-if tpmc<0.9: no point of these documents has tpmc\n"},
 		{"unequal rounds", []string{a[0], a[1], "vs", b[0]}, ExitError, nil, "has 2 documents"},
 		{"empty side", []string{a[0], "vs"}, ExitError, nil, "goslap: compare: no document before or after 'vs'"},

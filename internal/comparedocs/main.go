@@ -181,6 +181,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if !rep.compared() {
 		return fail("the documents have no benchmark in common")
 	}
+	for _, m := range metrics {
+		if m != study && !rep.has(m) {
+			fmt.Fprintf(stderr, "goslap: compare: warning: --metrics %s: no point of these documents has it\n", m.Name)
+		}
+	}
 	for _, r := range c.rules {
 		if !rep.has(r.Metric) {
 			return fail("--fail-if %s: no point of these documents has %s", r, r.Metric.Name)
