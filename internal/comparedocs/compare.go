@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/verdict"
@@ -360,6 +361,43 @@ func compareRows(point string, m Metric, sides []Side, idx [][]map[string]*jsond
 		}
 	}
 	return nil, nil
+}
+
+// Sequential says which later side ran entirely before or after the
+// baseline when the sides have several rounds: all of A then all of B
+// turns any drift of the machine into a difference between them (the
+// rounds should alternate, a b b a …).
+func Sequential(sides []Side) []int {
+	var out []int
+	if len(sides[0].Docs) < 2 {
+		return nil
+	}
+	span := func(s Side) (first, last time.Time) {
+		for i, d := range s.Docs {
+			if i == 0 || d.Doc.StartedAt.Before(first) {
+				first = d.Doc.StartedAt
+			}
+			end := d.Doc.FinishedAt
+			if end.IsZero() { // cut short before it was written
+				end = d.Doc.StartedAt
+			}
+			if i == 0 || end.After(last) {
+				last = end
+			}
+		}
+		return first, last
+	}
+	a0, a1 := span(sides[0])
+	for i, s := range sides[1:] {
+		if s.Target != "" {
+			continue // targets of one document ran in its own order
+		}
+		b0, b1 := span(s)
+		if !b0.Before(a1) || !a0.Before(b1) {
+			out = append(out, i+1)
+		}
+	}
+	return out
 }
 
 // Median is the row's figure: the median of its rounds.

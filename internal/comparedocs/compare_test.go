@@ -52,13 +52,17 @@ func doc(frontEnd string, opts map[string]any, targets []string, bs ...jsondoc.B
 }
 
 // rounds builds n documents of a side whose tps is level × factor[i] at
-// 4 and 8 clients (p95 inversely).
+// 4 and 8 clients (p95 inversely). Round i of every side runs in minute
+// i: the sides alternate.
 func rounds(t *testing.T, name string, level float64, factors ...float64) []Doc {
 	var out []Doc
 	for i, f := range factors {
 		tps := level * f
-		out = append(out, Doc{Name: name + string(rune('1'+i)), Doc: doc("sysbench", map[string]any{"threads": 4.0, "percentile": 99.0}, []string{"default"},
-			oltp(t, "default", "1.0", 4, tps, int64(1e6/tps)), oltp(t, "default", "1.0", 8, 2*tps, int64(2e6/tps)))})
+		d := doc("sysbench", map[string]any{"threads": 4.0, "percentile": 99.0}, []string{"default"},
+			oltp(t, "default", "1.0", 4, tps, int64(1e6/tps)), oltp(t, "default", "1.0", 8, 2*tps, int64(2e6/tps)))
+		d.StartedAt = d.StartedAt.Add(time.Duration(i) * time.Minute)
+		d.FinishedAt = d.StartedAt.Add(20 * time.Second)
+		out = append(out, Doc{Name: name + string(rune('1'+i)), Doc: d})
 	}
 	return out
 }
@@ -270,6 +274,15 @@ func TestMainCommand(t *testing.T) {
 	a := write(rounds(t, "a", 1000, 1.00, 1.01, 0.99))
 	b := write(rounds(t, "b", 900, 1.01, 0.99, 1.00))
 	mysqlslap := write([]Doc{{"slap", doc("mysqlslap", nil, []string{"x"})}})
+	later := rounds(t, "later", 900, 1.01, 0.99, 1.00)
+	for _, d := range later {
+		d.Doc.StartedAt = d.Doc.StartedAt.Add(time.Hour)
+		d.Doc.FinishedAt = d.Doc.FinishedAt.Add(time.Hour)
+	}
+	l := write(later)
+	x := oltp(t, "x", "1.0", 4, 100, 1000)
+	y := oltp(t, "y", "1.0", 4, 120, 1000)
+	targets := write([]Doc{{"targets", doc("sysbench", nil, []string{"x", "y"}, x, y)}})
 	cases := []struct {
 		name   string
 		args   []string
@@ -296,6 +309,10 @@ func TestMainCommand(t *testing.T) {
 		{"no file", []string{a[0], filepath.Join(dir, "none.json")}, ExitError, nil, "no such file"},
 		{"another front end", []string{a[0], mysqlslap[0]}, ExitError, nil, "--force compares them anyway"},
 		{"nothing in common", []string{"--force", a[0], mysqlslap[0]}, ExitError, nil, "no benchmark in common"},
+		{"sides one after the other", []string{a[0], a[1], a[2], "vs", l[0], l[1], l[2]}, ExitOK, []string{"slower by 10.0 %"},
+			"goslap: compare: warning: the rounds of B and A did not alternate (all of one side ran before the other): drift of the machine reads as a difference; run them a b b a …\n"},
+		{"targets of one document", targets, ExitOK, []string{"A: target x (baseline)", "B: target y", "oltp_read_write innodb c4  tps     A     100.0   1      baseline",
+			"B     120.0   1.200  no verdict (one round)"}, ""},
 		{"help", []string{"--help"}, ExitOK, []string{"Usage: goslap compare"}, ""},
 	}
 	for _, tc := range cases {

@@ -165,6 +165,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	for _, i := range Sequential(sides) {
+		fmt.Fprintf(stderr, "goslap: compare: warning: the rounds of %c and A did not alternate (all of one side ran before the other): drift of the machine reads as a difference; run them a b b a …\n", 'A'+i)
+	}
 	metrics := c.metrics
 	if len(metrics) == 1 && metrics[0] == study {
 		metrics = append(metrics, defaultPercentile(all[0].Doc))
