@@ -282,6 +282,9 @@ func TestMainCommand(t *testing.T) {
 	l := write(later)
 	x := oltp(t, "x", "1.0", 4, 100, 1000)
 	y := oltp(t, "y", "1.0", 4, 120, 1000)
+	shardDoc := doc("sysbench", nil, []string{"x"}, x)
+	shardDoc.Shard = &jsondoc.Shard{Index: 1, Count: 3}
+	shard := write([]Doc{{"shard", shardDoc}})
 	targets := write([]Doc{{"targets", doc("sysbench", nil, []string{"x", "y"}, x, y)}})
 	cases := []struct {
 		name   string
@@ -313,6 +316,7 @@ func TestMainCommand(t *testing.T) {
 			"goslap: compare: warning: the rounds of B and A did not alternate (all of one side ran before the other): drift of the machine reads as a difference; run them a b b a …\n"},
 		{"targets of one document", targets, ExitOK, []string{"A: target x (baseline)", "B: target y", "oltp_read_write innodb c4  tps     A     100.0   1      baseline",
 			"B     120.0   1.200  no verdict (one round)"}, ""},
+		{"a shard's document", []string{a[0], shard[0]}, ExitError, nil, "shard.json is shard 2 of 3 of a run: merge the shards first (goslap merge)"},
 		{"help", []string{"--help"}, ExitOK, []string{"Usage: goslap compare"}, ""},
 	}
 	for _, tc := range cases {

@@ -147,6 +147,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return fail("%v", err)
 			}
+			if d.Shard != nil {
+				return fail("%s is shard %d of %d of a run: merge the shards first (goslap merge), then compare the merged document", f, d.Shard.Index+1, d.Shard.Count)
+			}
 			if d.Error != "" {
 				fmt.Fprintf(stderr, "goslap: compare: warning: %s records an error (%s): its finished benchmarks are compared\n", f, d.Error)
 			}
