@@ -300,7 +300,8 @@ func TestMainCommand(t *testing.T) {
 			[]string{"3 round(s) per side", "tps     A     1000.0  1      baseline", "slower by 10.0 % (95 % CI 6.0–14 %)", "p99 ms"}, ""},
 		{"rounds over the limit", []string{"--fail-if", "tps<0.97", a[0], a[1], a[2], "vs", b[0], b[1], b[2]}, ExitFailIf,
 			[]string{"FAILED tps<0.97: oltp_read_write innodb c8, B/A 0.900 (95 % CI 0.862–0.940, beyond the limit)"}, ""},
-		{"rounds within the limit", []string{"--fail-if=tps<0.8", a[0], a[1], a[2], "vs", b[0], b[1], b[2]}, ExitOK, nil, ""},
+		{"rounds within the limit", []string{"--fail-if=tps<0.8", a[0], a[1], a[2], "vs", b[0], b[1], b[2]}, ExitOK,
+			[]string{"\npassed tps<0.8: no point crosses the limit\n"}, ""},
 		{"chosen metrics", []string{"--metrics=qps,p50", a[0], b[0]}, ExitOK, []string{"c4  qps", "p50 ms"}, ""},
 		{"a metric asked for that no point has", []string{"--metrics=tps,tpmc", a[0], b[0]}, ExitOK, []string{"c4  tps"},
 			"goslap: compare: warning: --metrics tpmc: no point of these documents has it\n"},
@@ -331,7 +332,9 @@ func TestMainCommand(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", want, out.String())
 				}
 			}
-			if !strings.Contains(errb.String(), tc.stderr) || (tc.stderr == "" && errb.Len() > 0) {
+			// A wanted stderr ending in a newline is the whole of it.
+			whole := strings.HasSuffix(tc.stderr, "\n") && errb.String() != tc.stderr
+			if whole || !strings.Contains(errb.String(), tc.stderr) || (tc.stderr == "" && errb.Len() > 0) {
 				t.Errorf("stderr %q, want %q", errb.String(), tc.stderr)
 			}
 		})

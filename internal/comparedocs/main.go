@@ -3,6 +3,7 @@ package comparedocs
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -187,21 +188,27 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if !rep.compared() {
 		return fail("the documents have no benchmark in common")
 	}
-	for _, m := range metrics {
-		if m != study && !rep.has(m) {
-			fmt.Fprintf(stderr, "goslap: compare: warning: --metrics %s: no point of these documents has it\n", m.Name)
-		}
-	}
 	for _, r := range c.rules {
 		if !rep.has(r.Metric) {
 			return fail("--fail-if %s: no point of these documents has %s", r, r.Metric.Name)
+		}
+	}
+	for _, m := range c.metrics {
+		if m != study && !rep.has(m) {
+			fmt.Fprintf(stderr, "goslap: compare: warning: --metrics %s: no point of these documents has it\n", m.Name)
 		}
 	}
 	if err := rep.Write(stdout); err != nil {
 		return fail("%v", err)
 	}
 	failed := false
-	for _, j := range Judge(rep, c.rules) {
+	judged := Judge(rep, c.rules)
+	for _, r := range c.rules {
+		if !slices.ContainsFunc(judged, func(j Judgement) bool { return j.Rule == r }) {
+			fmt.Fprintf(stdout, "passed %s: no point crosses the limit\n", r)
+		}
+	}
+	for _, j := range judged {
 		p := j.Row.Point
 		res := j.Row.Result
 		side := string(rune('A' + j.Row.Side))
