@@ -12,6 +12,7 @@
 package sysbench
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/luascript"
 )
 
 // Dialect is the sysbench version whose behaviour and report are reproduced.
@@ -66,6 +69,9 @@ type Config struct {
 	Forced  bool   // --sysbench-compat given
 	Test    string // the test as written (positional or --test)
 	TestBy  string // "positional" or "--test"
+	// Script is the Lua file the interpreter runs (workload
+	// luascript.Name); "" when a built-in workload runs.
+	Script string
 	// Workload is the registered goslap workload the test maps to.
 	Workload string
 	Command  string // prepare, run, cleanup, help, warmup; "" when none
@@ -285,12 +291,26 @@ func Parse(args []string) (*Config, error) {
 	if c.Command == "prewarm" {
 		c.Command = "warmup"
 	}
-	spelled := testDialect(c.Test)
+	var choice testChoice
+	if c.Test != "" {
+		var err error
+		if choice, err = resolveTest(c.Test, interpretRequested(opts)); err != nil {
+			return nil, err
+		}
+		c.Script = choice.script
+	}
+	spelled := choice.dialect
+	if spelled == "" {
+		spelled = Dialect10
+	}
 	if !c.Forced {
 		c.Dialect = spelled
 	}
 	if c.TestBy == "--test" && spelled == Dialect10 && c.Test != "" {
 		c.Notes = append(c.Notes, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
+	}
+	if choice.note != "" {
+		c.Notes = append(c.Notes, choice.note)
 	}
 	legacy := c.Dialect != Dialect10
 	if legacy {
@@ -351,13 +371,7 @@ func Parse(args []string) (*Config, error) {
 			return nil, err
 		}
 	}
-	if c.Test != "" {
-		wl, err := workloadFor(c.Test, c.Dialect)
-		if err != nil {
-			return nil, err
-		}
-		c.Workload = wl
-	}
+	c.Workload = choice.workload
 	if len(c.MySQL.Ports) == 0 {
 		c.MySQL.Ports = []int{3306}
 	}
@@ -405,7 +419,7 @@ func (c *Config) general(name string, w word) error {
 		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", w.raw, why))
 	}
 	switch name {
-	case "sysbench-compat", "test":
+	case "sysbench-compat", "test", "lua-interpreter":
 		return nil // handled before
 	case "threads":
 		if strings.Contains(w.value, ",") {
@@ -631,22 +645,6 @@ func (c *Config) general(name string, w word) error {
 	return nil
 }
 
-// testDialect is the dialect a test's spelling implies: `oltp` is the 0.4
-// C test, a 0.5 script name (oltp.lua, select.lua, ...) 0.5, anything else
-// (oltp_read_write, its .lua path) 1.0.
-func testDialect(test string) Dialect {
-	base := filepath.Base(test)
-	if test == "oltp" {
-		return Dialect04
-	}
-	if strings.HasSuffix(base, ".lua") {
-		if _, ok := scripts05[strings.TrimSuffix(base, ".lua")]; ok {
-			return Dialect05
-		}
-	}
-	return Dialect10
-}
-
 // scripts05 maps sysbench 0.5's tests/db scripts to goslap's workloads:
 // oltp.lua is the "oltp" workload (0.4/0.5 oltp test, its read-only and
 // write-only modes are its options); the single-statement scripts are the
@@ -666,19 +664,99 @@ var scripts05 = map[string]string{
 	"common":               "",
 }
 
-// workloadFor names the goslap workload for a test in a dialect. Existence
-// is checked by the caller against the registry.
-func workloadFor(test string, d Dialect) (string, error) {
-	base := strings.TrimSuffix(filepath.Base(test), ".lua")
-	if test == "oltp" {
-		return "oltp", nil
-	}
-	if strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05 {
-		wl := scripts05[base]
-		if wl == "" {
-			return "", &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
+// testChoice is what a test name or path runs.
+type testChoice struct {
+	workload string  // the registered workload
+	script   string  // the file the Lua interpreter runs; "" for a built-in workload
+	dialect  Dialect // the dialect the test's spelling implies
+	note     string  // what goslap says on stderr about the choice
+}
+
+// interpretRequested reports --lua-interpreter (goslap's own option): run
+// a stock script's file with the interpreter even when it is unmodified.
+func interpretRequested(opts []word) bool {
+	on := false
+	for _, w := range opts {
+		if w.name == "lua-interpreter" {
+			b, err := boolValue(w)
+			on = err == nil && b
 		}
-		return wl, nil
 	}
-	return base, nil
+	return on
+}
+
+// resolveTest finds what a test runs, as sysbench looks a test up (a file
+// path, then a module name along its script directories, ".lua"
+// optional), and never puts a built-in workload in the place of a user's
+// script without saying so:
+//
+//   - "oltp" is the 0.4 C test;
+//   - a file that is found and is sysbench 1.0.20's unmodified stock script
+//     (by content digest) runs goslap's built-in workload of that name,
+//     which sends the same statements, with a note when a path was given;
+//     --lua-interpreter runs the file instead;
+//   - a file written for sysbench 0.5's Lua API (db_query, ...) runs the
+//     built-in 0.5 test when it is a stock 0.5 script by name, with a note,
+//     and is refused otherwise;
+//   - any other file is the user's script: the Lua interpreter runs it;
+//   - a name or path that finds no file runs the built-in workload of a
+//     stock script's name, with a note when a path was given; anything
+//     else is sysbench's "Cannot find benchmark".
+func resolveTest(test string, interpret bool) (testChoice, error) {
+	if test == "oltp" {
+		return testChoice{workload: "oltp", dialect: Dialect04}, nil
+	}
+	base := strings.TrimSuffix(filepath.Base(test), ".lua")
+	asPath := strings.ContainsRune(test, '/') || strings.HasSuffix(test, ".lua")
+	path, err := luascript.Find(test)
+	if err != nil {
+		if !errors.Is(err, luascript.ErrNotFound) {
+			return testChoice{}, fatalf("Cannot load benchmark '%s': %v", test, err)
+		}
+		if wl, ok := scripts05[base]; ok && strings.HasSuffix(test, ".lua") {
+			if wl == "" {
+				return testChoice{}, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
+			}
+			ch := testChoice{workload: wl, dialect: Dialect05}
+			if strings.ContainsRune(test, '/') {
+				ch.note = fmt.Sprintf("goslap: %s does not exist: running goslap's built-in %s workload in sysbench 0.5's way, as sysbench 0.5's %s.lua would", test, wl, base)
+			}
+			return ch, nil
+		}
+		if _, err := workload.Lookup(base); err == nil && builtinScript(base) {
+			ch := testChoice{workload: base, dialect: Dialect10}
+			if asPath {
+				ch.note = fmt.Sprintf("goslap: %s does not exist: running goslap's built-in %s workload, the statements of sysbench 1.0's stock %s.lua", test, base, base)
+			}
+			return ch, nil
+		}
+		return testChoice{}, fatalf("Cannot find benchmark '%s': no such built-in test, file or module", test)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return testChoice{}, fatalf("Cannot load benchmark '%s': %v", test, err)
+	}
+	if api := luascript.API05(src); api != "" {
+		if wl := scripts05[base]; wl != "" {
+			return testChoice{workload: wl, dialect: Dialect05,
+				note: fmt.Sprintf("goslap: %s is written for sysbench 0.5's Lua API (%s): running goslap's built-in %s workload in sysbench 0.5's way, as sysbench 0.5's stock %s.lua does", path, api, wl, base)}, nil
+		}
+		return testChoice{}, fatalf("%s is written for sysbench 0.5's Lua API (%s, ...), which goslap does not interpret: goslap runs sysbench 1.0 scripts", path, api)
+	}
+	if stock, ok := luascript.StockName(path); ok && !interpret && builtinScript(stock) {
+		if _, err := workload.Lookup(stock); err == nil {
+			ch := testChoice{workload: stock, dialect: Dialect10}
+			if asPath {
+				ch.note = fmt.Sprintf("goslap: %s is sysbench 1.0.20's unmodified %s.lua: running goslap's built-in %s workload, which sends its statements (--lua-interpreter runs the file instead)", path, stock, stock)
+			}
+			return ch, nil
+		}
+	}
+	return testChoice{workload: luascript.Name, script: path, dialect: Dialect10}, nil
+}
+
+// builtinScript reports whether name is a sysbench 1.0 stock script that a
+// built-in workload reproduces (not goslap's 0.4/0.5 "oltp").
+func builtinScript(name string) bool {
+	return name != "oltp" && name != luascript.Name
 }

@@ -104,7 +104,8 @@ func TestParse(t *testing.T) {
 		}},
 		{"--test with a 1.0 script path warns on stderr", strings.Fields("--test=/usr/share/sysbench/oltp_point_select.lua run"), func(t *testing.T, c *Config) {
 			same(t, c, Config{Dialect: Dialect10, Workload: "oltp_point_select"}, "Dialect", "Workload")
-			if len(c.Notes) != 1 || !strings.HasPrefix(c.Notes[0], "WARNING: the --test option is deprecated.") {
+			if len(c.Notes) != 2 || !strings.HasPrefix(c.Notes[0], "WARNING: the --test option is deprecated.") ||
+				!strings.Contains(c.Notes[1], "unmodified oltp_point_select.lua: running goslap's built-in oltp_point_select") {
 				t.Errorf("notes %q", c.Notes)
 			}
 		}},
