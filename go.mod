@@ -14,6 +14,7 @@ require (
 	github.com/go-sql-driver/mysql v1.10.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/spf13/pflag v1.1.0 // indirect
+	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect

@@ -98,6 +98,9 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		return workload.Meta{}, nil, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark %s: goslap runs its own OLTP workloads, not sysbench's Lua scripts; workloads: %s", what, Names()), Stdout: true}
 	}
 	s := m.NewSettings()
+	if err := configureScript(c, s); err != nil {
+		return m, nil, err
+	}
 	if err := ApplyWorkload(s, c); err != nil {
 		return m, nil, err
 	}

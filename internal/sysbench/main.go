@@ -67,9 +67,16 @@ func Main(args []string, env Env) int {
 	}
 	fmt.Fprint(out, VersionLine(Version, c.Dialect))
 	fmt.Fprintln(out)
+	c.out = out
 	meta, settings, err := Resolve(c)
 	if err != nil {
 		return fail(out, errw, err)
+	}
+	if c.Command == "help" && c.Script != "" {
+		if err := scriptHelp(context.Background(), c, settings, out); err != nil {
+			return fail(out, errw, err)
+		}
+		return 0
 	}
 	if c.Command == "help" {
 		workloadHelp(out, meta, settings)
@@ -167,6 +174,14 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		return s, func() { m.Close() }, nil
 	}
 
+	if scriptCommandWord(c) {
+		s, done, err := session()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return scriptCommand(ctx, c, wl, s, point.Clients)
+	}
 	switch c.Command {
 	case "prepare":
 		s, done, err := session()
@@ -239,10 +254,10 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 	}
 	plan := engine.Plan{Connector: conn, Workload: wl, Load: load, Iteration: it, Clients: threads,
 		Events: c.Events, Duration: time.Duration(c.Time) * time.Second, Rate: float64(c.Rate),
-		Ignore: c.ignore(), Seed: seed}
+		Ignore: scriptIgnore(c, c.ignore()), Seed: seed}
 	if c.ReportInterval > 0 {
 		plan.ReportInterval = time.Duration(c.ReportInterval) * time.Second
-		plan.OnInterval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+		plan.OnInterval = scriptIntervals(wl, pct, out, func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) })
 	}
 	b, err := engine.Run(ctx, plan)
 	if err != nil {
@@ -252,7 +267,11 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 		return Report{}, err
 	}
 	r := FromBenchmark(b, c.Dialect, pct)
-	if err := r.Write(out); err != nil {
+	if hooked, err := scriptReport(wl, &r, threads, out); hooked || err != nil {
+		if err != nil {
+			return r, err
+		}
+	} else if err := r.Write(out); err != nil {
 		return r, err
 	}
 	if b.StoppedBy == "time" && !c.TimeSet {
@@ -310,6 +329,9 @@ func connectError(network, addr string, err error) error {
 
 // runError words an engine error in sysbench's FATAL style.
 func runError(err error) error {
+	if se, ok := scriptRunError(err); ok {
+		return se
+	}
 	var ce *engine.ConnectError
 	var cl *engine.ClientError
 	switch {

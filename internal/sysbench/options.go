@@ -14,6 +14,7 @@ package sysbench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,6 +112,9 @@ type Config struct {
 
 	Help    bool
 	Version bool
+
+	args []string  // the command line, for a script's sysbench.cmdline.argv
+	out  io.Writer // where a script prints (set by Main)
 }
 
 // ParseError is a command-line problem: Msg is the complete line(s)
@@ -231,7 +235,7 @@ func configFileWords(path string) ([]string, error) {
 // --threads=7 with threads=4 in the file runs 4 threads).
 func Parse(args []string) (*Config, error) {
 	c := &Config{Threads: 1, Percentile: 95, MySQL: MySQL{User: "sbtest", DB: "sbtest",
-		IgnoreErrors: []uint16{1213, 1020, 1205}}}
+		IgnoreErrors: []uint16{1213, 1020, 1205}}, args: args}
 	var opts []word
 	var positional []string
 	var configFile string
@@ -283,14 +287,6 @@ func Parse(args []string) (*Config, error) {
 	if len(positional) > 0 {
 		return nil, &ParseError{Msg: "Unknown command: " + positional[0]}
 	}
-	switch c.Command {
-	case "", "prepare", "run", "cleanup", "help", "warmup", "prewarm":
-	default:
-		return nil, &ParseError{Msg: "Unknown command: " + c.Command}
-	}
-	if c.Command == "prewarm" {
-		c.Command = "warmup"
-	}
 	var choice testChoice
 	if c.Test != "" {
 		var err error
@@ -298,6 +294,18 @@ func Parse(args []string) (*Config, error) {
 			return nil, err
 		}
 		c.Script = choice.script
+	}
+	// A script declares its own commands (prewarm, check, ...): the
+	// workload knows them once it has read the script.
+	if c.Script == "" {
+		switch c.Command {
+		case "", "prepare", "run", "cleanup", "help", "warmup", "prewarm":
+		default:
+			return nil, &ParseError{Msg: "Unknown command: " + c.Command}
+		}
+		if c.Command == "prewarm" {
+			c.Command = "warmup"
+		}
 	}
 	spelled := choice.dialect
 	if spelled == "" {
