@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/goslap/goslap/internal/results"
@@ -96,6 +97,7 @@ func scriptCommand(ctx context.Context, c *Config, wl workload.Workload, s *work
 		for n := range w.Commands() {
 			names = append(names, n)
 		}
+		sort.Strings(names)
 		return fatalf("Unknown command: %s (%s declares: %s)", c.Command, scriptName(c), strings.Join(names, ", "))
 	}
 	return w.RunCommand(ctx, s, c.Command, threads)

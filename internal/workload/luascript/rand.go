@@ -90,6 +90,7 @@ func (th *thread) installRand(sb *lua.LTable) {
 			return 1
 		},
 	})
+	th.strict(t, "sysbench.rand")
 	sb.RawSetString("rand", t)
 }
 

@@ -106,11 +106,14 @@ func (th *thread) installSQL(sb *lua.LTable) {
 	errs.RawSetString("FATAL", lua.LNumber(2))
 	sql.RawSetString("error", errs)
 	sql.RawSetString("driver", L.NewFunction(th.driver))
+	th.strict(sql, "sysbench.sql")
 	sb.RawSetString("sql", sql)
 
 	methods := func(name string, fns map[string]lua.LGFunction, tostring string) {
 		mt := L.NewTypeMetatable(name)
-		mt.RawSetString("__index", L.SetFuncs(L.NewTable(), fns))
+		index := L.SetFuncs(L.NewTable(), fns)
+		th.strict(index, strings.TrimPrefix(tostring, "<")[:len(tostring)-2])
+		mt.RawSetString("__index", index)
 		mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 			L.Push(lua.LString(tostring))
 			return 1

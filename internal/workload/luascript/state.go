@@ -188,6 +188,7 @@ func (th *thread) install(command string) error {
 	th.installSQL(sb)
 	th.installReports(sb)
 	th.installFFI()
+	th.installBit()
 
 	// The 0.5 API, kept by 1.0 as deprecated globals: an error naming it.
 	legacy := L.NewTable()
@@ -221,6 +222,19 @@ func (th *thread) install(command string) error {
 	L.SetGlobal("DB_ERROR_RESTART_TRANSACTION", lua.LNumber(1))
 	L.SetGlobal("DB_ERROR_FAILED", lua.LNumber(2))
 	return nil
+}
+
+// strict makes reading a missing field of t an error naming it: a call
+// of an API function goslap does not provide says so instead of "attempt
+// to call a nil value".
+func (th *thread) strict(t *lua.LTable, what string) {
+	L := th.L
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("%s.%s is not part of sysbench %s's Lua API as goslap provides it", what, L.CheckString(2), Version)
+		return 0
+	}))
+	L.SetMetatable(t, mt)
 }
 
 // exportOptions sets sysbench.opt: the script's options and sysbench's
