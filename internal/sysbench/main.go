@@ -460,8 +460,14 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
 
 Options goslap cannot honour (--histogram, --report-checkpoints,
 --forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,
---mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command, sysbench Lua scripts other than the OLTP ones) are
+--mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command) are
 refused with an error naming them.
+
+Lua scripts: any other sysbench 1.0 script (SCRIPT.lua, a path or a name in
+sysbench's script directories) runs in goslap's embedded Lua interpreter,
+with its own options, commands and report hooks. sysbench 1.0.20's
+unmodified stock scripts run goslap's built-in workloads (a path given says
+so on stderr); --lua-interpreter runs the file instead.
 
 See 'goslap sysbench <testname> help' for a test's options.
 `)
