@@ -73,6 +73,7 @@ type statement struct {
 	rows     bool
 	params   []*param
 	args     []driver.NamedValue
+	dest     []driver.Value // row buffer for Count
 	text     []byte
 }
 
@@ -541,15 +542,15 @@ func (th *thread) execute(L *lua.LState) int {
 		return 1
 	}
 	if s.rows {
-		rows, err := s.st.Query(s.args)
+		// sysbench stores a prepared SELECT's result and tells its row
+		// count; fetch_row has nothing to fetch there (its MySQL driver
+		// does not fetch prepared results), so neither is kept here.
+		n, err := s.st.Count(s.args, &s.dest)
 		if err != nil {
 			c.fail(L, err, s.sql)
 		}
 		th.count(true, 0)
-		r := &result{rows: rows, nrows: int64(len(rows))}
-		if len(rows) > 0 {
-			r.nfields = len(rows[0])
-		}
+		r := &result{nrows: n}
 		th.pushResult(L, r)
 		return 1
 	}
