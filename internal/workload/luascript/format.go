@@ -56,6 +56,20 @@ func strFormat(L *lua.LState) int {
 		}
 		v := L.Get(arg)
 		arg++
+		if spec == "" {
+			// The common cases without fmt: "%d" of ids, "%s".
+			switch conv {
+			case 'd', 'i', 'u':
+				var num [24]byte
+				b.Write(strconv.AppendInt(num[:0], int64(toNumber(L, arg-1, v)), 10))
+				continue
+			case 's':
+				if str, ok := v.(lua.LString); ok {
+					b.WriteString(string(str))
+					continue
+				}
+			}
+		}
 		switch conv {
 		case 'd', 'i', 'u':
 			fmt.Fprintf(&b, "%"+spec+"d", int64(toNumber(L, arg-1, v)))
