@@ -64,6 +64,27 @@ func configureScript(c *Config, s workload.Settings) error {
 	if err := ls.SetScript(c.Script, c.Command); err != nil {
 		return fatalf("%s", err)
 	}
+	if !ls.DeclaresOptions() {
+		// sysbench's legacy scripts (bulk_insert.lua) declare no options
+		// and take any: the script reads them as strings.
+		rows := map[string]bool{}
+		for _, o := range ls.Options() {
+			rows[o.Name] = true
+		}
+		kept := c.WorkloadArgs[:0]
+		for _, a := range c.WorkloadArgs {
+			if rows[a.Name] {
+				kept = append(kept, a)
+				continue
+			}
+			v := a.Value
+			if !a.HasValue {
+				v = "on"
+			}
+			ls.SetLegacy(a.Name, v)
+		}
+		c.WorkloadArgs = kept
+	}
 	return nil
 }
 
@@ -82,6 +103,9 @@ func scriptHelp(ctx context.Context, c *Config, s workload.Settings, out io.Writ
 	w := wl.(*luascript.Workload)
 	if ls.HasHelp() {
 		return w.RunCommand(ctx, nil, "help", 1)
+	}
+	if !ls.DeclaresOptions() {
+		return &ParseError{Msg: fmt.Sprintf("'%s' test does not implement the 'help' command.", scriptName(c)), Stdout: true}
 	}
 	fmt.Fprintf(out, "%s options:\n", scriptName(c))
 	w.WriteOptions(out)

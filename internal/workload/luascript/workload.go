@@ -175,6 +175,20 @@ func (s *Settings) SetScript(path, command string) error {
 	return nil
 }
 
+// DeclaresOptions reports whether the script declares
+// sysbench.cmdline.options. One that does not is sysbench's legacy kind:
+// it takes any option, as a string, in sysbench.opt and as a global.
+func (s *Settings) DeclaresOptions() bool { return s.declares }
+
+// SetLegacy gives a legacy script an option it did not declare (name as
+// the user spelt it, '-' or '_').
+func (s *Settings) SetLegacy(name, value string) {
+	if s.General == nil {
+		s.General = map[string]any{}
+	}
+	s.General[strings.ReplaceAll(name, "-", "_")] = value
+}
+
 // Script is the script's path ("" before SetScript).
 func (s *Settings) Script() string { return s.script }
 
