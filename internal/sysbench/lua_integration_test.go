@@ -1,11 +1,14 @@
 package sysbench
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
@@ -203,5 +206,26 @@ end
 	}
 	if !strings.Contains(out, "SQL statistics:") {
 		t.Errorf("no final report:\n%s", out)
+	}
+}
+
+// TestLuaPrepareInterrupted: a script's prepare that never ends stops on
+// an interrupt.
+func TestLuaPrepareInterrupted(t *testing.T) {
+	s := servertest.Require(t)
+	path := filepath.Join(t.TempDir(), "forever.lua")
+	if err := os.WriteFile(path, []byte("function prepare() while true do end end\nfunction event() end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var o, e bytes.Buffer
+	start := time.Now()
+	code := Main([]string{"--mysql-socket=" + s.Socket, "--mysql-user=root", path, "prepare"}, Env{Stdout: &o, Stderr: &e, Context: ctx})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("prepare ran %v after the interrupt", took)
+	}
+	if code == 0 {
+		t.Errorf("exit 0 after an interrupt\n%s%s", o.String(), e.String())
 	}
 }

@@ -428,6 +428,7 @@ func (w *Workload) RunCommand(ctx context.Context, s *workload.Session, name str
 			return err
 		}
 		defer th.close()
+		th.interruptible(ctx)
 		th.exportOptions(w.clients)
 		_, err = th.call(name, th.global(name))
 		return err
@@ -447,6 +448,7 @@ func (w *Workload) RunCommand(ctx context.Context, s *workload.Session, name str
 				return
 			}
 			defer th.close()
+			th.interruptible(ctx)
 			th.exportOptions(w.clients)
 			call := th.L.GetGlobal("sysbench").(*lua.LTable).RawGetString("cmdline").(*lua.LTable).RawGetString("call_command").(*lua.LFunction)
 			ok, err := th.call("sysbench.cmdline.call_command", call, lua.LString(name))
@@ -522,6 +524,15 @@ func (w *Workload) Close() {
 	if w.main != nil {
 		w.main.close()
 		w.main = nil
+	}
+}
+
+// interruptible makes the state's Lua code stop when ctx ends (an
+// interrupt during a long prepare). Only states outside the measured load
+// get it: gopher-lua then checks ctx at every instruction.
+func (th *thread) interruptible(ctx context.Context) {
+	if ctx != nil {
+		th.L.SetContext(ctx)
 	}
 }
 
