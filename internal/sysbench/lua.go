@@ -127,6 +127,26 @@ func scriptCommand(ctx context.Context, c *Config, wl workload.Workload, s *work
 	return w.RunCommand(ctx, s, c.Command, threads)
 }
 
+// scriptCommandRequired is the error for a script run without a command:
+// the commands this script has.
+func scriptCommandRequired(c *Config, s workload.Settings) string {
+	ls := s.(*luascript.Settings)
+	names := []string{"run"}
+	for _, n := range []string{"prepare", "cleanup", "help"} {
+		if ls.HasCommand(n) {
+			names = append(names, n)
+		}
+	}
+	var own []string
+	for n := range ls.Commands() {
+		if n != "prepare" && n != "cleanup" && n != "help" && n != "run" {
+			own = append(own, n)
+		}
+	}
+	sort.Strings(own)
+	return fmt.Sprintf("FATAL: Command is required. Supported commands: %s", strings.Join(append(names, own...), ", "))
+}
+
 // scriptCommandWord reports whether a command goes to scriptCommand.
 func scriptCommandWord(c *Config) bool {
 	switch c.Command {

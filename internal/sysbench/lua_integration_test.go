@@ -133,6 +133,8 @@ func TestLuaScripts(t *testing.T) {
 			[]string{"worker 0", "worker 1", "worker 2"}},
 		{"help lists the declared options", []string{script("options.lua"), "help"}, 0,
 			[]string{"options.lua options:", "--count=N", "A number [3]", "--flag[=on|off]", "--items=[LIST,...]"}},
+		{"no command", []string{script("options.lua")}, 1,
+			[]string{"FATAL: Command is required. Supported commands: run, each, show"}},
 		{"an undeclared command", []string{script("options.lua"), "bogus"}, 1,
 			[]string{"FATAL: Unknown command: bogus (options.lua declares: each, show)"}},
 		{"a bad number", []string{script("options.lua"), "--count=abc", "show"}, 1,

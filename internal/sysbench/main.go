@@ -82,6 +82,10 @@ func Main(args []string, env Env) int {
 		workloadHelp(out, meta, settings)
 		return 0
 	}
+	if c.Command == "" && c.Script != "" {
+		fmt.Fprintln(out, scriptCommandRequired(c, settings))
+		return 1
+	}
 	if c.Command == "" {
 		fmt.Fprintln(out, "FATAL: Command is required. Supported commands: prepare, prewarm, run, cleanup, help")
 		return 1

@@ -195,6 +195,15 @@ func (s *Settings) Script() string { return s.script }
 // Commands are the custom commands the script declares (name -> parallel).
 func (s *Settings) Commands() map[string]bool { return s.commands }
 
+// HasCommand reports whether the script can run the command (see
+// Workload.HasCommand).
+func (s *Settings) HasCommand(name string) bool {
+	if _, ok := s.commands[name]; ok {
+		return true
+	}
+	return s.funcs[name]
+}
+
 // HasHelp reports whether the script defines help().
 func (s *Settings) HasHelp() bool { return s.funcs["help"] }
 
