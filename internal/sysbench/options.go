@@ -290,7 +290,10 @@ func Parse(args []string) (*Config, error) {
 	var choice testChoice
 	if c.Test != "" {
 		var err error
-		if choice, err = resolveTest(c.Test, interpretRequested(opts)); err != nil {
+		// prewarm is a command of the stock scripts that the built-in
+		// workloads lack: the script's file runs it.
+		interpret := interpretRequested(opts) || c.Command == "prewarm"
+		if choice, err = resolveTest(c.Test, interpret); err != nil {
 			return nil, err
 		}
 		c.Script = choice.script

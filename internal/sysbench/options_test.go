@@ -176,8 +176,11 @@ func TestParse(t *testing.T) {
 				t.Errorf("extras %+v, refused %q", c.Extras, c.Refused)
 			}
 		}},
-		{"prewarm is warmup", strings.Fields("oltp_read_write prewarm"), func(t *testing.T, c *Config) {
-			same(t, c, Config{Command: "warmup"}, "Command")
+		{"prewarm is the stock script's own (installed at /usr/share/sysbench)", strings.Fields("oltp_read_write prewarm"), func(t *testing.T, c *Config) {
+			same(t, c, Config{Command: "prewarm", Script: "/usr/share/sysbench/oltp_read_write.lua", Workload: "lua"}, "Command", "Script", "Workload")
+		}},
+		{"prewarm without the stock script is warmup", strings.Fields("no_such_dir/oltp_read_write.lua prewarm"), func(t *testing.T, c *Config) {
+			same(t, c, Config{Command: "warmup", Workload: "oltp_read_write"}, "Command", "Workload")
 		}},
 	}
 	for _, tc := range cases {

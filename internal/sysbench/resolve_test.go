@@ -72,6 +72,8 @@ func TestResolveTestPath(t *testing.T) {
 			"oltp_read_write", "", Dialect10, "unmodified oltp_read_write.lua: running goslap's built-in oltp_read_write", ""},
 		{"unmodified stock script, --lua-interpreter", []string{"--lua-interpreter", dir + "/stock/oltp_read_write.lua", "run"},
 			luascript.Name, dir + "/stock/oltp_read_write.lua", Dialect10, "", ""},
+		{"unmodified stock script, prewarm: the file has it", []string{dir + "/stock/oltp_read_write.lua", "prewarm"},
+			luascript.Name, dir + "/stock/oltp_read_write.lua", Dialect10, "", ""},
 		{"user's modified copy", []string{"--test=" + dir + "/mine/oltp_read_write.lua", "run"},
 			luascript.Name, dir + "/mine/oltp_read_write.lua", Dialect10, "", ""},
 		{"stock script beside a modified oltp_common", []string{dir + "/commonmod/oltp_read_write.lua", "run"},
