@@ -75,6 +75,8 @@ type statement struct {
 	args     []driver.NamedValue
 	dest     []driver.Value // row buffer for Count
 	text     []byte
+	res      *result // the result of the last execution
+	resUD    *lua.LUserData
 }
 
 type param struct {
@@ -550,8 +552,7 @@ func (th *thread) execute(L *lua.LState) int {
 			c.fail(L, err, s.sql)
 		}
 		th.count(true, 0)
-		r := &result{nrows: n}
-		th.pushResult(L, r)
+		s.pushResult(L, n)
 		return 1
 	}
 	n, err := s.st.ExecAffected(s.args)
@@ -559,8 +560,20 @@ func (th *thread) execute(L *lua.LState) int {
 		c.fail(L, err, s.sql)
 	}
 	th.count(false, n)
-	th.pushResult(L, &result{nrows: n})
+	s.pushResult(L, n)
 	return 1
+}
+
+// pushResult returns the statement's result, one object per statement
+// reused by every execution: in sysbench too a result lives until the
+// connection's next statement.
+func (s *statement) pushResult(L *lua.LState, nrows int64) {
+	if s.resUD == nil {
+		s.res = &result{}
+		s.resUD = s.c.th.newUD(s.res, mtResult)
+	}
+	*s.res = result{nrows: nrows}
+	L.Push(s.resUD)
 }
 
 func (th *thread) closeStmt(L *lua.LState) int {
