@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -443,9 +444,27 @@ func (w *Workload) writeOptions(out io.Writer) {
 	}
 }
 
+// out is where the states print: one writer for all of them, each print
+// written whole under a lock (states print from their own goroutines;
+// printing is not on a script's per-statement path).
 func (w *Workload) out() io.Writer {
-	if w.Out != nil {
-		return w.Out
-	}
-	return os.Stdout
+	w.outOnce.Do(func() {
+		dst := w.Out
+		if dst == nil {
+			dst = os.Stdout
+		}
+		w.shared = &lockedWriter{w: dst}
+	})
+	return w.shared
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-sql-driver/mysql"
 	lua "github.com/yuin/gopher-lua"
@@ -349,7 +350,9 @@ type Workload struct {
 	seed            uint64
 	percentile      int
 	// Out is where the script's print and io.write go.
-	Out io.Writer
+	Out     io.Writer
+	outOnce sync.Once
+	shared  io.Writer
 
 	// Set for each phase: the run's context and how to open connections.
 	ctx     context.Context
