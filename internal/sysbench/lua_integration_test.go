@@ -155,6 +155,10 @@ func TestLuaScripts(t *testing.T) {
 			[]string{"calls 20 restarts 10", "ignored errors:                      10 "}},
 		{"the same error not ignored", []string{script("restart.lua"), "--events=10", "--time=0", "run"}, 1,
 			[]string{"FATAL: `event' function failed: " + script("restart.lua") + ":23: SQL error, errno = 1062, state = '23000': Duplicate entry"}},
+		{"a lost connection, ignored: reconnect, before_restart_event", []string{script("reconnect.lua"), "--events=5", "--time=0", "--mysql-ignore-errors=2013", "run"}, 0,
+			[]string{"restart after errno ", "restarts 1", "ignored errors:                      1 ", "reconnects:                          1 "}},
+		{"a lost connection, not ignored", []string{script("reconnect.lua"), "--events=5", "--time=0", "run"}, 1,
+			[]string{"reconnect.lua:12: SQL error, errno = "}}, // MariaDB: 1927 Connection was killed
 		{"restart cleanup", []string{script("restart.lua"), "cleanup"}, 0, nil},
 		{"syntax error with its line", []string{script("syntax.lua"), "run"}, 1,
 			[]string{"FATAL: cannot load " + script("syntax.lua") + ": " + script("syntax.lua") + ":5: syntax error near 'x'"}},
