@@ -461,6 +461,8 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
   --plot=FILE.svg|png|pdf          chart of queries/s and p99 against --threads
   --json[=FILE]                    goslap's JSON result document (v2) in FILE, or
                                    alone on stdout (the report is then left out)
+  --lua-interpreter                run a stock sysbench script's file in the Lua
+                                   interpreter, not the built-in workload of its name
 
 Options goslap cannot honour (--histogram, --report-checkpoints,
 --forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,

@@ -296,6 +296,9 @@ func Parse(args []string) (*Config, error) {
 		if choice, err = resolveTest(c.Test, interpret); err != nil {
 			return nil, err
 		}
+		if interpretRequested(opts) && choice.script == "" {
+			return nil, fatalf("--lua-interpreter cannot be honoured: '%s' finds no Lua script to interpret (goslap's built-in %s would run)", c.Test, choice.workload)
+		}
 		c.Script = choice.script
 	}
 	// A script declares its own commands (prewarm, check, ...): the

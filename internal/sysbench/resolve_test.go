@@ -74,6 +74,8 @@ func TestResolveTestPath(t *testing.T) {
 			luascript.Name, dir + "/stock/oltp_read_write.lua", Dialect10, "", ""},
 		{"unmodified stock script, prewarm: the file has it", []string{dir + "/stock/oltp_read_write.lua", "prewarm"},
 			luascript.Name, dir + "/stock/oltp_read_write.lua", Dialect10, "", ""},
+		{"--lua-interpreter with no file", []string{"--lua-interpreter", "/no/such/dir/oltp_read_write.lua", "run"},
+			"", "", "", "", "--lua-interpreter cannot be honoured: '/no/such/dir/oltp_read_write.lua' finds no Lua script to interpret"},
 		{"user's modified copy", []string{"--test=" + dir + "/mine/oltp_read_write.lua", "run"},
 			luascript.Name, dir + "/mine/oltp_read_write.lua", Dialect10, "", ""},
 		{"stock script beside a modified oltp_common", []string{dir + "/commonmod/oltp_read_write.lua", "run"},
