@@ -95,7 +95,7 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		if c.Workload != c.Test && c.Workload != "" {
 			what = fmt.Sprintf("'%s' (goslap's %s)", c.Test, c.Workload)
 		}
-		return workload.Meta{}, nil, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark %s: goslap runs its own OLTP workloads, not sysbench's Lua scripts; workloads: %s", what, Names()), Stdout: true}
+		return workload.Meta{}, nil, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark %s: no such built-in test, file or module (built-in tests: %s)", what, Names()), Stdout: true}
 	}
 	s := m.NewSettings()
 	if err := configureScript(c, s); err != nil {
