@@ -766,7 +766,13 @@ func resolveTest(test string, interpret bool) (testChoice, error) {
 			return ch, nil
 		}
 	}
-	return testChoice{workload: luascript.Name, script: path, dialect: Dialect10}, nil
+	ch := testChoice{workload: luascript.Name, script: path, dialect: Dialect10}
+	if _, err := workload.Lookup(base); err == nil && !asPath && builtinScript(base) {
+		// The name of a built-in test found a file that is not the stock
+		// script: say which runs, the user may have expected the other.
+		ch.note = fmt.Sprintf("goslap: %s is %s, not sysbench 1.0.20's stock script: the Lua interpreter runs it", test, path)
+	}
+	return ch, nil
 }
 
 // builtinScript reports whether name is a sysbench 1.0 stock script that a

@@ -54,6 +54,7 @@ func TestResolveTestPath(t *testing.T) {
 	writeFile(t, dir+"/v05/mine.lua", []byte("-- db_query( in a comment is no use\nfunction event()\n  db_query(\"SELECT 1\")\nend\n"))
 	writeFile(t, dir+"/v10/mine.lua", []byte("-- db_query() in a comment is no use\nfunction event() end\n"))
 	writeFile(t, dir+"/share/custom_test.lua", []byte("function event() end\n"))
+	writeFile(t, dir+"/share/oltp_delete.lua", []byte("function event() end\n"))
 
 	cases := []struct {
 		name      string
@@ -88,6 +89,8 @@ func TestResolveTestPath(t *testing.T) {
 			luascript.Name, dir + "/v10/mine.lua", Dialect10, "", ""},
 		{"a name found in sysbench's script directories", []string{"custom_test", "run"},
 			luascript.Name, dir + "/share/custom_test.lua", Dialect10, "", ""},
+		{"a built-in test's name finds a user's file", []string{"oltp_delete", "run"},
+			luascript.Name, dir + "/share/oltp_delete.lua", Dialect10, "oltp_delete is " + dir + "/share/oltp_delete.lua, not sysbench 1.0.20's stock script: the Lua interpreter runs it", ""},
 		{"a name in the current directory, .lua given", []string{"stock/oltp_common.lua", "run"},
 			luascript.Name, "stock/oltp_common.lua", Dialect10, "", ""},
 		{"nothing of that name", []string{"no_such_test.lua", "run"},
