@@ -8,6 +8,7 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/luascript"
 )
 
 // carriedByPoint are options a workload may lack a row for because they
@@ -77,6 +78,9 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 func Names() string {
 	var names []string
 	for _, m := range workload.All() {
+		if m.Name == luascript.Name {
+			continue // a script is named by its file, not by "lua"
+		}
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)

@@ -20,6 +20,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/luascript"
 )
 
 // Version is goslap's version, printed where sysbench prints its own; the
@@ -479,6 +480,9 @@ See 'goslap sysbench <testname> help' for a test's options.
 `)
 	var names []string
 	for _, m := range workload.All() {
+		if m.Name == luascript.Name {
+			continue // a script is named by its file, not by "lua"
+		}
 		names = append(names, m.Name)
 	}
 	fmt.Fprintf(out, "Tests: %s\n", strings.Join(names, ", "))
