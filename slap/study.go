@@ -182,9 +182,12 @@ func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, 
 func workloadNames() string {
 	names := []string{mysqlslapWorkload + " (default)"}
 	for _, m := range workload.All() {
+		if m.Name == luascript.Name {
+			continue // named by its file: SCRIPT.lua, below
+		}
 		names = append(names, m.Name)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + ", or a sysbench 1.0 Lua script (SCRIPT.lua)"
 }
 
 // selected reports a --workload other than mysqlslap's.
