@@ -26,7 +26,8 @@ import (
 	"github.com/goslap/goslap/internal/sysbench"
 	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/internal/workload"
-	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
+	"github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
+	_ "github.com/goslap/goslap/internal/workload/oltp"    // the sysbench OLTP workloads
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
@@ -179,11 +180,13 @@ func isWorkloadOption(o *getopt.Option) bool { return strings.HasPrefix(o.Help, 
 func workloadNames() string {
 	names := []string{mysqlslapWorkload + " (default)"}
 	for _, m := range workload.All() {
-		if m.Name != mysqlslapWorkload { // registered too; listed once, first
+		// mysqlslap's is registered too, listed once, first; a script is
+		// named by its file: SCRIPT.lua, below.
+		if m.Name != mysqlslapWorkload && m.Name != luascript.Name {
 			names = append(names, m.Name)
 		}
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + ", or a sysbench 1.0 Lua script (SCRIPT.lua)"
 }
 
 // selected reports a --workload other than mysqlslap's.
@@ -288,6 +291,12 @@ func isPhase(word string) bool {
 	return err == nil && p != study.PhaseAll
 }
 
+// luaScriptName tells a --workload value that names a Lua script (a path
+// or a .lua file) from a registered workload's name.
+func luaScriptName(name string) bool {
+	return strings.HasSuffix(name, ".lua") || strings.ContainsRune(name, '/')
+}
+
 // refusedWithWorkload are mysqlslap options that describe mysqlslap's own
 // load: with another workload they would be silently meaningless.
 func refusedWithWorkload(o *Options) string {
@@ -316,6 +325,14 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	o := c.Options
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
+	script := ""
+	if err != nil && luaScriptName(w.Name) {
+		// --workload=SCRIPT.lua: a sysbench 1.0 Lua script, interpreted.
+		if script, err = luascript.Find(w.Name); err != nil {
+			return nil, false, Exitf(1, "cannot find the Lua script '%s': %v", w.Name, err)
+		}
+		meta, err = workload.Lookup(luascript.Name)
+	}
 	if err != nil {
 		return nil, false, Exitf(1, "unknown workload '%s' (workloads: %s)", w.Name, workloadNames())
 	}
@@ -326,6 +343,18 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 		return nil, false, err
 	}
 	settings := meta.NewSettings()
+	if ls, ok := settings.(*luascript.Settings); ok && script != "" {
+		ls.Out, ls.Argv = textOut(o, env.Stdout), append([]string{ProgName}, c.Options.Args...)
+		ls.General = map[string]any{"time": o.Ext.RunTime.Seconds(), "events": float64(o.NumberOfQueries)}
+		ls.Ignore = func(code uint16) bool { return cfg != nil && cfg.Ignore != nil && cfg.Ignore(code) }
+		phase := "run"
+		if len(o.Args) == 1 {
+			phase = o.Args[0]
+		}
+		if err := ls.SetScript(script, phase); err != nil {
+			return nil, false, Exitf(1, "%v", err)
+		}
+	}
 	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
 		return nil, false, err
 	}
@@ -387,6 +416,10 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	}
 	all := o.Ext.IgnoreAllErrors
 	cfg.Ignore = func(code uint16) bool { return all || ignore[code] }
+	if script != "" {
+		// A script's own errors stop the run whatever is ignored.
+		cfg.Ignore = luascript.Tolerate(cfg.Ignore)
+	}
 
 	sb := &o.Ext.Sandbox
 	if cfg.Targets, err = sandboxTargets(o); err != nil {

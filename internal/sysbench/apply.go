@@ -8,6 +8,7 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/luascript"
 )
 
 // carriedByPoint are options a workload may lack a row for because they
@@ -109,7 +110,7 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 func Names() string {
 	var names []string
 	for _, m := range workload.All() {
-		if isTest(m) {
+		if isTest(m) && m.Name != luascript.Name { // a script is named by its file, not by "lua"
 			names = append(names, m.Name)
 		}
 	}
@@ -132,9 +133,12 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		if c.Workload != c.Test && c.Workload != "" {
 			what = fmt.Sprintf("'%s' (goslap's %s)", c.Test, c.Workload)
 		}
-		return workload.Meta{}, nil, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark %s: goslap runs its own OLTP workloads, not sysbench's Lua scripts; workloads: %s", what, Names()), Stdout: true}
+		return workload.Meta{}, nil, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark %s: no such built-in test, file or module (built-in tests: %s)", what, Names()), Stdout: true}
 	}
 	s := m.NewSettings()
+	if err := configureScript(c, s); err != nil {
+		return m, nil, err
+	}
 	if err := ApplyWorkload(s, c); err != nil {
 		return m, nil, err
 	}

@@ -74,13 +74,24 @@ func Main(args []string, env Env) int {
 	}
 	fmt.Fprint(out, VersionLine(Version, c.Dialect))
 	fmt.Fprintln(out)
+	c.out = out
 	meta, settings, err := Resolve(c)
 	if err != nil {
 		return fail(out, errw, err)
 	}
+	if c.Command == "help" && c.Script != "" {
+		if err := scriptHelp(context.Background(), c, settings, out); err != nil {
+			return fail(out, errw, err)
+		}
+		return 0
+	}
 	if c.Command == "help" {
 		workloadHelp(out, meta, settings, c.Dialect)
 		return 0
+	}
+	if c.Command == "" && c.Script != "" {
+		fmt.Fprintln(out, scriptCommandRequired(c, settings))
+		return 1
 	}
 	if c.Command == "" {
 		// sysbench 1.0.20 also lists prewarm, which goslap refuses.
@@ -211,6 +222,14 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		return s, func() { m.Close() }, nil
 	}
 
+	if scriptCommandWord(c) {
+		s, done, err := session()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return scriptCommand(ctx, c, wl, s, point.Clients)
+	}
 	switch c.Command {
 	case "prepare":
 		s, done, err := session()
@@ -321,10 +340,10 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 	}
 	plan := engine.Plan{Connector: conn, Workload: wl, Load: load, Iteration: it, Clients: threads,
 		Events: c.Events, Duration: time.Duration(c.Time) * time.Second, Rate: float64(c.Rate),
-		Ignore: c.ignore(), Seed: seed}
+		Ignore: scriptIgnore(c, c.ignore()), Seed: seed}
 	if c.ReportInterval > 0 {
 		plan.ReportInterval = time.Duration(c.ReportInterval) * time.Second
-		plan.OnInterval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+		plan.OnInterval = scriptIntervals(wl, pct, out, func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) })
 	}
 	b, err := engine.Run(ctx, plan)
 	if err != nil {
@@ -337,7 +356,11 @@ func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlco
 		fmt.Fprint(out, Trailer04(threads, b.StoppedBy == "time"))
 	}
 	r := FromBenchmark(b, c.Dialect, pct)
-	if err := r.Write(out); err != nil {
+	if hooked, err := scriptReport(wl, &r, threads, out); hooked || err != nil {
+		if err != nil {
+			return r, err
+		}
+	} else if err := r.Write(out); err != nil {
 		return r, err
 	}
 	if b.StoppedBy == "time" && !c.TimeSet {
@@ -409,6 +432,9 @@ func connectError(network, addr string, err error) error {
 
 // runError words an engine error in sysbench's FATAL style.
 func runError(err error) error {
+	if se, ok := scriptRunError(err); ok {
+		return se
+	}
 	var ce *engine.ConnectError
 	var cl *engine.ClientError
 	switch {
@@ -534,11 +560,19 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
   --plot=FILE.svg|png|pdf          chart of queries/s and p99 against --threads
   --json[=FILE]                    goslap's JSON result document (v2) in FILE, or
                                    alone on stdout (the report is then left out)
+  --lua-interpreter                run a stock sysbench script's file in the Lua
+                                   interpreter, not the built-in workload of its name
 
 Options goslap cannot honour (--histogram, --report-checkpoints,
 --forced-shutdown, --thread-stack-size, --mysql-dry-run, --mysql-debug,
---mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command, sysbench Lua scripts other than the OLTP ones) are
+--mysql-ssl-cipher, lists of several hosts/ports/sockets, the warmup command) are
 refused with an error naming them.
+
+Lua scripts: any other sysbench 1.0 script (SCRIPT.lua, a path or a name in
+sysbench's script directories) runs in goslap's embedded Lua interpreter,
+with its own options, commands and report hooks. sysbench 1.0.20's
+unmodified stock scripts run goslap's built-in workloads (a path given says
+so on stderr); --lua-interpreter runs the file instead.
 
 See 'goslap sysbench <testname> help' for a test's options.
 `)

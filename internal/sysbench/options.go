@@ -14,6 +14,7 @@ package sysbench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/luascript"
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
@@ -100,6 +102,9 @@ type Config struct {
 	Forced  bool   // --sysbench-compat given
 	Test    string // the test as written (positional or --test)
 	TestBy  string // "positional" or "--test"
+	// Script is the Lua file the interpreter runs (workload
+	// luascript.Name); "" when a built-in workload runs.
+	Script string
 	// Workload is the registered goslap workload the test maps to.
 	Workload string
 	Command  string // prepare, run, cleanup, help, warmup; "" when none
@@ -146,6 +151,9 @@ type Config struct {
 
 	Help    bool
 	Version bool
+
+	args []string  // the command line, for a script's sysbench.cmdline.argv
+	out  io.Writer // where a script prints (set by Main)
 }
 
 // ParseError is a command-line problem: Msg is the complete line(s)
@@ -290,7 +298,7 @@ func configFileWords(path string) ([]word, error) {
 // --threads=7 with threads=4 in the file runs 4 threads).
 func Parse(args []string) (*Config, error) {
 	c := &Config{Threads: 1, Percentile: 95, MySQL: MySQL{User: "sbtest", DB: "sbtest",
-		IgnoreErrors: []uint16{1213, 1020, 1205}}}
+		IgnoreErrors: []uint16{1213, 1020, 1205}}, args: args}
 	var opts []word
 	var positional []string
 	var configFile string
@@ -340,20 +348,44 @@ func Parse(args []string) (*Config, error) {
 	if len(positional) > 0 {
 		return nil, &ParseError{Msg: "Unknown command: " + positional[0]}
 	}
-	switch c.Command {
-	case "", "prepare", "run", "cleanup", "help", "warmup", "prewarm":
-	default:
-		return nil, &ParseError{Msg: "Unknown command: " + c.Command}
+	var choice testChoice
+	if c.Test != "" {
+		var err error
+		// prewarm is a command of the stock scripts that the built-in
+		// workloads lack: the script's file runs it.
+		interpret := interpretRequested(opts) || c.Command == "prewarm"
+		if choice, err = resolveTest(c.Test, interpret); err != nil {
+			return nil, err
+		}
+		if interpretRequested(opts) && choice.script == "" {
+			return nil, fatalf("--lua-interpreter cannot be honoured: '%s' finds no Lua script to interpret (goslap's built-in %s would run)", c.Test, choice.workload)
+		}
+		c.Script = choice.script
 	}
-	if c.Command == "prewarm" {
-		c.Command = "warmup"
+	// A script declares its own commands (prewarm, check, ...): the
+	// workload knows them once it has read the script.
+	if c.Script == "" {
+		switch c.Command {
+		case "", "prepare", "run", "cleanup", "help", "warmup", "prewarm":
+		default:
+			return nil, &ParseError{Msg: "Unknown command: " + c.Command}
+		}
+		if c.Command == "prewarm" {
+			c.Command = "warmup"
+		}
 	}
-	spelled := testDialect(c.Test)
+	spelled := choice.dialect
+	if spelled == "" {
+		spelled = Dialect10
+	}
 	if !c.Forced {
 		c.Dialect = spelled
 	}
 	if c.TestBy == "--test" && spelled == Dialect10 && c.Test != "" {
 		c.Notes = append(c.Notes, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
+	}
+	if choice.note != "" {
+		c.Notes = append(c.Notes, choice.note)
 	}
 	legacy := c.Dialect != Dialect10
 	if legacy {
@@ -425,13 +457,7 @@ func Parse(args []string) (*Config, error) {
 			return nil, w.from.lineError(err)
 		}
 	}
-	if c.Test != "" {
-		wl, err := workloadFor(c.Test, c.Dialect)
-		if err != nil {
-			return nil, err
-		}
-		c.Workload = wl
-	}
+	c.Workload = choice.workload
 	// --json's file and --plot's chart must be two files, and neither the
 	// --config-file the command line reads.
 	if err := outpath.Check(outpath.File{Option: "--json", Path: c.Extras.JSON}, outpath.File{Option: "--plot", Path: c.Extras.Plot},
@@ -489,7 +515,7 @@ func (c *Config) general(name string, w word) error {
 		c.Refused = append(c.Refused, fmt.Sprintf("%s cannot be honoured: %s", said, why))
 	}
 	switch name {
-	case "sysbench-compat", "test":
+	case "sysbench-compat", "test", "lua-interpreter":
 		return nil // handled before
 	case "threads":
 		if strings.Contains(w.value, ",") {
@@ -718,22 +744,6 @@ func (c *Config) general(name string, w word) error {
 	return nil
 }
 
-// testDialect is the dialect a test's spelling implies: `oltp` is the 0.4
-// C test, a 0.5 script name (oltp.lua, select.lua, ...) 0.5, anything else
-// (oltp_read_write, its .lua path) 1.0.
-func testDialect(test string) Dialect {
-	base := filepath.Base(test)
-	if test == "oltp" {
-		return Dialect04
-	}
-	if strings.HasSuffix(base, ".lua") {
-		if _, ok := scripts05[strings.TrimSuffix(base, ".lua")]; ok {
-			return Dialect05
-		}
-	}
-	return Dialect10
-}
-
 // scripts05 maps sysbench 0.5's tests/db scripts to goslap's workloads:
 // oltp.lua is the "oltp" workload (0.4/0.5 oltp test, its read-only and
 // write-only modes are its options); the single-statement scripts are the
@@ -753,21 +763,107 @@ var scripts05 = map[string]string{
 	"common":               "",
 }
 
-// workloadFor names the goslap workload for a test in a dialect. Existence
-// is checked by the caller against the registry.
-func workloadFor(test string, d Dialect) (string, error) {
-	base := strings.TrimSuffix(filepath.Base(test), ".lua")
-	if test == "oltp" {
-		return "oltp", nil
-	}
-	if strings.HasSuffix(test, ".lua") && testDialect(test) == Dialect05 {
-		wl := scripts05[base]
-		if wl == "" {
-			return "", &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
+// testChoice is what a test name or path runs.
+type testChoice struct {
+	workload string  // the registered workload
+	script   string  // the file the Lua interpreter runs; "" for a built-in workload
+	dialect  Dialect // the dialect the test's spelling implies
+	note     string  // what goslap says on stderr about the choice
+}
+
+// interpretRequested reports --lua-interpreter (goslap's own option): run
+// a stock script's file with the interpreter even when it is unmodified.
+func interpretRequested(opts []word) bool {
+	on := false
+	for _, w := range opts {
+		if w.name == "lua-interpreter" {
+			b, err := boolValue(w)
+			on = err == nil && b
 		}
-		return wl, nil
 	}
-	return base, nil
+	return on
+}
+
+// resolveTest finds what a test runs, as sysbench looks a test up (a file
+// path, then a module name along its script directories, ".lua"
+// optional), and never puts a built-in workload in the place of a user's
+// script without saying so:
+//
+//   - "oltp" is the 0.4 C test;
+//   - a file that is found and is sysbench 1.0.20's unmodified stock script
+//     (by content digest) runs goslap's built-in workload of that name,
+//     which sends the same statements, with a note when a path was given;
+//     --lua-interpreter runs the file instead;
+//   - a file written for sysbench 0.5's Lua API (db_query, ...) runs the
+//     built-in 0.5 test when it is a stock 0.5 script by name, with a note,
+//     and is refused otherwise;
+//   - any other file is the user's script: the Lua interpreter runs it;
+//   - a name or path that finds no file runs the built-in workload of a
+//     stock script's name, with a note when a path was given; anything
+//     else is sysbench's "Cannot find benchmark".
+func resolveTest(test string, interpret bool) (testChoice, error) {
+	if test == "oltp" {
+		return testChoice{workload: "oltp", dialect: Dialect04}, nil
+	}
+	base := strings.TrimSuffix(filepath.Base(test), ".lua")
+	asPath := strings.ContainsRune(test, '/') || strings.HasSuffix(test, ".lua")
+	path, err := luascript.Find(test)
+	if err != nil {
+		if !errors.Is(err, luascript.ErrNotFound) {
+			return testChoice{}, fatalf("Cannot load benchmark '%s': %v", test, err)
+		}
+		if wl, ok := scripts05[base]; ok && strings.HasSuffix(test, ".lua") {
+			if wl == "" {
+				return testChoice{}, &ParseError{Msg: fmt.Sprintf("FATAL: Cannot find benchmark '%s': sysbench's %s.lua is not one of goslap's workloads (workloads: %s)", test, base, Names()), Stdout: true}
+			}
+			ch := testChoice{workload: wl, dialect: Dialect05}
+			if strings.ContainsRune(test, '/') {
+				ch.note = fmt.Sprintf("goslap: %s does not exist: running goslap's built-in %s workload in sysbench 0.5's way, as sysbench 0.5's %s.lua would", test, wl, base)
+			}
+			return ch, nil
+		}
+		if _, err := workload.Lookup(base); err == nil && builtinScript(base) {
+			ch := testChoice{workload: base, dialect: Dialect10}
+			if asPath {
+				ch.note = fmt.Sprintf("goslap: %s does not exist: running goslap's built-in %s workload, the statements of sysbench 1.0's stock %s.lua", test, base, base)
+			}
+			return ch, nil
+		}
+		return testChoice{}, fatalf("Cannot find benchmark '%s': no such built-in test, file or module", test)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return testChoice{}, fatalf("Cannot load benchmark '%s': %v", test, err)
+	}
+	if api := luascript.API05(src); api != "" {
+		if wl := scripts05[base]; wl != "" {
+			return testChoice{workload: wl, dialect: Dialect05,
+				note: fmt.Sprintf("goslap: %s is written for sysbench 0.5's Lua API (%s): running goslap's built-in %s workload in sysbench 0.5's way, as sysbench 0.5's stock %s.lua does", path, api, wl, base)}, nil
+		}
+		return testChoice{}, fatalf("%s is written for sysbench 0.5's Lua API (%s, ...), which goslap does not interpret: goslap runs sysbench 1.0 scripts", path, api)
+	}
+	if stock, ok := luascript.StockName(path); ok && !interpret && builtinScript(stock) {
+		if _, err := workload.Lookup(stock); err == nil {
+			ch := testChoice{workload: stock, dialect: Dialect10}
+			if asPath {
+				ch.note = fmt.Sprintf("goslap: %s is sysbench 1.0.20's unmodified %s.lua: running goslap's built-in %s workload, which sends its statements (--lua-interpreter runs the file instead)", path, stock, stock)
+			}
+			return ch, nil
+		}
+	}
+	ch := testChoice{workload: luascript.Name, script: path, dialect: Dialect10}
+	if _, err := workload.Lookup(base); err == nil && !asPath && builtinScript(base) {
+		// The name of a built-in test found a file that is not the stock
+		// script: say which runs, the user may have expected the other.
+		ch.note = fmt.Sprintf("goslap: %s is %s, not sysbench 1.0.20's stock script: the Lua interpreter runs it", test, path)
+	}
+	return ch, nil
+}
+
+// builtinScript reports whether name is a sysbench 1.0 stock script that a
+// built-in workload reproduces (not goslap's 0.4/0.5 "oltp").
+func builtinScript(name string) bool {
+	return name != "oltp" && name != luascript.Name
 }
 
 // checkName refuses, before anything connects, the names goslap puts into

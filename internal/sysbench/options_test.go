@@ -104,7 +104,8 @@ func TestParse(t *testing.T) {
 		}},
 		{"--test with a 1.0 script path warns on stderr", strings.Fields("--test=/usr/share/sysbench/oltp_point_select.lua run"), func(t *testing.T, c *Config) {
 			same(t, c, Config{Dialect: Dialect10, Workload: "oltp_point_select"}, "Dialect", "Workload")
-			if len(c.Notes) != 1 || !strings.HasPrefix(c.Notes[0], "WARNING: the --test option is deprecated.") {
+			if len(c.Notes) != 2 || !strings.HasPrefix(c.Notes[0], "WARNING: the --test option is deprecated.") ||
+				!strings.Contains(c.Notes[1], "unmodified oltp_point_select.lua: running goslap's built-in oltp_point_select") {
 				t.Errorf("notes %q", c.Notes)
 			}
 		}},
@@ -175,8 +176,11 @@ func TestParse(t *testing.T) {
 				t.Errorf("extras %+v, refused %q", c.Extras, c.Refused)
 			}
 		}},
-		{"prewarm is warmup", strings.Fields("oltp_read_write prewarm"), func(t *testing.T, c *Config) {
-			same(t, c, Config{Command: "warmup"}, "Command")
+		{"prewarm is the stock script's own (installed at /usr/share/sysbench)", strings.Fields("oltp_read_write prewarm"), func(t *testing.T, c *Config) {
+			same(t, c, Config{Command: "prewarm", Script: "/usr/share/sysbench/oltp_read_write.lua", Workload: "lua"}, "Command", "Script", "Workload")
+		}},
+		{"prewarm without the stock script is warmup", strings.Fields("no_such_dir/oltp_read_write.lua prewarm"), func(t *testing.T, c *Config) {
+			same(t, c, Config{Command: "warmup", Workload: "oltp_read_write"}, "Command", "Workload")
 		}},
 	}
 	for _, tc := range cases {
