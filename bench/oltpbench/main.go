@@ -17,6 +17,11 @@
 // cache, back_log).
 //
 //	go run ./bench/oltpbench -goslap ./goslap -server default,tuned -runs 5
+//
+// With -interpret a goslap variant runs sysbench's stock script of each
+// test through goslap's Lua interpreter (issue 27's table):
+//
+//	go run ./bench/oltpbench -goslap builtin=./goslap,lua=./goslap -interpret lua -only ps-16,rw-16
 package main
 
 import (
@@ -62,6 +67,9 @@ type tool struct {
 	// sysbench is true for the reference (run as `sysbench ARGS`),
 	// false for goslap (run as `goslap sysbench ARGS`).
 	sysbench bool
+	// script: goslap runs sysbench's stock Lua script of the test through
+	// its interpreter (--lua-interpreter) instead of its built-in workload.
+	script string
 }
 
 const base = "sysbench"
@@ -79,6 +87,8 @@ func main() {
 		tmp       = flag.String("tmpdir", "", "parent of the server directory (default $TMPDIR)")
 		verbose   = flag.Bool("v", false, "print every run")
 		goslapEnv = flag.String("goslap-env", "", "extra environment for goslap only, comma-separated NAME=VALUE (GODEBUG, profiling)")
+		interpret = flag.String("interpret", "", "names of -goslap variants that run the stock Lua script of each test (in -scripts) through goslap's interpreter instead of the built-in workload")
+		scripts   = flag.String("scripts", "/usr/share/sysbench", "directory of sysbench's stock Lua scripts, for -interpret")
 		serve     = flag.String("serve", "", "only start this server configuration (default or tuned), prepare the tables, print its socket and wait for Ctrl-C (profiling by hand)")
 	)
 	flag.Parse()
@@ -101,7 +111,11 @@ func main() {
 		}
 		abs, err := filepath.Abs(path)
 		check(err)
-		variants = append(variants, tool{name: name, path: abs})
+		t := tool{name: name, path: abs}
+		if slices.Contains(strings.Split(*interpret, ","), name) {
+			t.script = *scripts
+		}
+		variants = append(variants, t)
 	}
 	sb, err := exec.LookPath(*sysbench)
 	check(err)
@@ -266,6 +280,9 @@ func runOnce(t tool, test string, args, env []string, serverPID int) (sample, er
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	argv := append([]string{test}, args...)
+	if t.script != "" {
+		argv = append([]string{filepath.Join(t.script, test+".lua"), "--lua-interpreter"}, args...)
+	}
 	argv = append(argv, "run")
 	if !t.sysbench {
 		argv = append([]string{"sysbench"}, argv...)
