@@ -1,0 +1,349 @@
+// Package servermetrics reads a server's own counters (SHOW GLOBAL STATUS
+// and the enabled counters of information_schema.INNODB_METRICS) on a
+// connection of its own, turns two readings into what happened between
+// them, and divides that per transaction beside the process and host
+// figures of package procstat. Its Sampler does this at an interval for a
+// whole run, so a result can say why it is what it is: CPU per
+// transaction, disk reads because the data stopped fitting the buffer
+// pool, lock waits, a flushing stall.
+//
+// Nothing here is on the per-query path: the sampler has its own
+// connection and its own goroutine, and every statement it sends has a
+// time limit.
+package servermetrics
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+)
+
+// Kind says how a value turns into a figure for a stretch of time.
+type Kind int
+
+const (
+	// Counter only grows while the server runs: the figure is the end
+	// value minus the start value.
+	Counter Kind = iota
+	// Gauge is a level at the moment of reading (threads running, dirty
+	// pages): the figure is the highest value read.
+	Gauge
+)
+
+// Source is where a value is read.
+type Source int
+
+const (
+	// Status is SHOW GLOBAL STATUS, readable by any user.
+	Status Source = iota
+	// InnoDBMetric is information_schema.INNODB_METRICS, which needs the
+	// PROCESS privilege and has only the counters that are enabled.
+	InnoDBMetric
+)
+
+// MetricPrefix starts the name of a value read from INNODB_METRICS, so
+// that its names never collide with status variables.
+const MetricPrefix = "innodb_metrics."
+
+// Def is one value of the documented set.
+type Def struct {
+	Name   string // status variable, or MetricPrefix + the INNODB_METRICS name
+	Kind   Kind
+	Source Source
+	Why    string // what it explains in an OLTP or TPC-C result
+}
+
+// Set is what goslap reads: the values that explain OLTP and TPC-C
+// results. A server without one of them (MySQL has no Innodb_deadlocks,
+// MariaDB no lock_deadlocks enabled by default) leaves it out; nothing
+// else changes.
+var Set = []Def{
+	// Statements by kind: what the server was asked to do. Prepared
+	// statements count here too when executed.
+	{"Questions", Counter, Status, "statements sent by clients"},
+	{"Com_select", Counter, Status, "SELECT statements"},
+	{"Com_insert", Counter, Status, "INSERT statements"},
+	{"Com_update", Counter, Status, "UPDATE statements"},
+	{"Com_delete", Counter, Status, "DELETE statements"},
+	{"Com_replace", Counter, Status, "REPLACE statements"},
+	{"Com_begin", Counter, Status, "BEGIN / START TRANSACTION"},
+	{"Com_commit", Counter, Status, "COMMIT statements"},
+	{"Com_rollback", Counter, Status, "ROLLBACK statements"},
+	{"Com_stmt_execute", Counter, Status, "prepared statement executions"},
+	// Rows touched: how much work each statement did.
+	{"Handler_read_key", Counter, Status, "index lookups by key"},
+	{"Handler_read_next", Counter, Status, "index range scan steps"},
+	{"Handler_read_rnd_next", Counter, Status, "full scan steps: a missing index shows here"},
+	{"Handler_write", Counter, Status, "rows inserted (temporary tables included)"},
+	{"Handler_update", Counter, Status, "rows updated"},
+	{"Handler_delete", Counter, Status, "rows deleted"},
+	{"Innodb_rows_read", Counter, Status, "InnoDB rows read"},
+	{"Innodb_rows_inserted", Counter, Status, "InnoDB rows inserted"},
+	{"Innodb_rows_updated", Counter, Status, "InnoDB rows updated"},
+	{"Innodb_rows_deleted", Counter, Status, "InnoDB rows deleted"},
+	// Buffer pool: does the data fit in memory?
+	{"Innodb_buffer_pool_read_requests", Counter, Status, "logical page reads"},
+	{"Innodb_buffer_pool_reads", Counter, Status, "page reads the buffer pool missed: read from disk"},
+	{"Innodb_buffer_pool_write_requests", Counter, Status, "page changes"},
+	{"Innodb_buffer_pool_wait_free", Counter, Status, "waits for a clean page: flushing cannot keep up"},
+	{"Innodb_buffer_pool_pages_flushed", Counter, Status, "pages written back"},
+	{"Innodb_buffer_pool_pages_dirty", Gauge, Status, "pages changed and not yet written"},
+	// Writes and durability.
+	{"Innodb_data_reads", Counter, Status, "data file reads"},
+	{"Innodb_data_read", Counter, Status, "bytes read from data files"},
+	{"Innodb_data_written", Counter, Status, "bytes written by InnoDB"},
+	{"Innodb_data_fsyncs", Counter, Status, "fsync calls"},
+	{"Innodb_os_log_written", Counter, Status, "redo log bytes written"},
+	{"Innodb_log_waits", Counter, Status, "waits for room in the redo log buffer"},
+	{"Innodb_checkpoint_age", Gauge, Status, "redo not yet checkpointed (MariaDB): near the log size, flushing is forced"},
+	{"Innodb_history_list_length", Gauge, Status, "undo not yet purged (MariaDB): long transactions or purge lag"},
+	// Contention.
+	{"Innodb_row_lock_waits", Counter, Status, "row lock waits"},
+	{"Innodb_row_lock_time", Counter, Status, "milliseconds spent waiting for row locks"},
+	{"Innodb_row_lock_current_waits", Gauge, Status, "row lock waits in progress"},
+	{"Innodb_deadlocks", Counter, Status, "deadlocks (MariaDB)"},
+	{"Threads_running", Gauge, Status, "statements executing at once, the sampler's own included"},
+	{"Threads_connected", Gauge, Status, "open connections"},
+	// Other costs and failures.
+	{"Created_tmp_tables", Counter, Status, "internal temporary tables"},
+	{"Created_tmp_disk_tables", Counter, Status, "temporary tables that went to disk"},
+	{"Sort_merge_passes", Counter, Status, "sorts too big for the sort buffer"},
+	{"Select_full_join", Counter, Status, "joins without an index"},
+	{"Aborted_connects", Counter, Status, "failed connection attempts"},
+	{"Aborted_clients", Counter, Status, "connections dropped without a proper close"},
+	{"Bytes_received", Counter, Status, "bytes from clients"},
+	{"Bytes_sent", Counter, Status, "bytes to clients"},
+	// INNODB_METRICS: read only where enabled and the user has PROCESS.
+	{MetricPrefix + "lock_deadlocks", Counter, InnoDBMetric, "deadlocks (MySQL has no status variable for it)"},
+	{MetricPrefix + "lock_timeouts", Counter, InnoDBMetric, "row lock wait timeouts"},
+	{MetricPrefix + "trx_rseg_history_len", Gauge, InnoDBMetric, "undo not yet purged"},
+	{MetricPrefix + "buffer_flush_sync_total_pages", Counter, InnoDBMetric, "pages flushed synchronously: the flushing stall"},
+	{MetricPrefix + "log_lsn_checkpoint_age", Gauge, InnoDBMetric, "redo not yet checkpointed"},
+}
+
+// defs is Set by name.
+var defs = func() map[string]Def {
+	m := make(map[string]Def, len(Set))
+	for _, d := range Set {
+		m[d.Name] = d
+	}
+	return m
+}()
+
+// Lookup returns the definition of name in Set.
+func Lookup(name string) (Def, bool) {
+	d, ok := defs[name]
+	return d, ok
+}
+
+// Snapshot is the values of Set read at one moment. A value the server
+// does not have, or that could not be read, is absent.
+type Snapshot struct {
+	At     time.Time
+	Values map[string]int64
+}
+
+// Delta is what happened between two snapshots, or over several
+// consecutive ones added together.
+type Delta struct {
+	Start, End time.Time
+	// Counters are end minus start. A counter that went backwards (the
+	// server restarted, FLUSH STATUS) is left out and named in Reset.
+	Counters map[string]int64
+	// Gauges are the highest value read.
+	Gauges map[string]int64
+	Reset  []string
+}
+
+// Seconds is the delta's length.
+func (d Delta) Seconds() float64 { return d.End.Sub(d.Start).Seconds() }
+
+// Diff is the delta from a to b (a read first). A value present in only
+// one of them is left out for counters; gauges take the highest value
+// either has.
+func Diff(a, b Snapshot) Delta {
+	d := Delta{Start: a.At, End: b.At, Counters: map[string]int64{}, Gauges: map[string]int64{}}
+	for name, bv := range b.Values {
+		def, ok := defs[name]
+		if !ok {
+			continue
+		}
+		av, inA := a.Values[name]
+		if def.Kind == Gauge {
+			if inA && av > bv {
+				bv = av
+			}
+			d.Gauges[name] = bv
+			continue
+		}
+		if !inA {
+			continue
+		}
+		if bv < av {
+			d.Reset = append(d.Reset, name)
+			continue
+		}
+		d.Counters[name] = bv - av
+	}
+	for name, av := range a.Values {
+		if def, ok := defs[name]; ok && def.Kind == Gauge {
+			if _, inB := b.Values[name]; !inB {
+				d.Gauges[name] = av
+			}
+		}
+	}
+	return d
+}
+
+// Add returns d followed by e: counters summed, gauges at their highest,
+// from d's start to e's end (or the other way when e came first). A
+// counter present in only one of them is kept: it is the only reading.
+func (d Delta) Add(e Delta) Delta {
+	out := Delta{Start: d.Start, End: d.End, Counters: map[string]int64{}, Gauges: map[string]int64{}}
+	if out.Start.IsZero() || (!e.Start.IsZero() && e.Start.Before(out.Start)) {
+		out.Start = e.Start
+	}
+	if e.End.After(out.End) {
+		out.End = e.End
+	}
+	for _, src := range []Delta{d, e} {
+		for k, v := range src.Counters {
+			out.Counters[k] += v
+		}
+		for k, v := range src.Gauges {
+			if cur, ok := out.Gauges[k]; !ok || v > cur {
+				out.Gauges[k] = v
+			}
+		}
+		out.Reset = appendNew(out.Reset, src.Reset...)
+	}
+	return out
+}
+
+func appendNew(list []string, names ...string) []string {
+outer:
+	for _, n := range names {
+		for _, have := range list {
+			if have == n {
+				continue outer
+			}
+		}
+		list = append(list, n)
+	}
+	return list
+}
+
+// statusQuery asks only for the status variables of Set: a few dozen rows
+// rather than the five hundred of a bare SHOW GLOBAL STATUS.
+var statusQuery, metricsQuery = buildQueries()
+
+func buildQueries() (status, metrics string) {
+	var st, me []string
+	for _, d := range Set {
+		switch d.Source {
+		case Status:
+			st = append(st, "'"+d.Name+"'")
+		case InnoDBMetric:
+			me = append(me, "'"+strings.TrimPrefix(d.Name, MetricPrefix)+"'")
+		}
+	}
+	status = "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(st, ",") + ")"
+	metrics = "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN (" + strings.Join(me, ",") + ") AND "
+	return status, metrics
+}
+
+// enabledConditions: MySQL and MariaDB up to 10.4 say STATUS='enabled',
+// MariaDB 10.5 and later ENABLED=1.
+var enabledConditions = []string{"ENABLED = 1", "STATUS = 'enabled'"}
+
+// Reader reads snapshots on one connection it does not own.
+type Reader struct {
+	conn *mysqlconn.Conn
+	// statusOff, metricsOff: that source was refused (a privilege, a
+	// server without the table) and is not asked again.
+	statusOff, metricsOff bool
+	metricsCond           string // the working enabled condition, once found
+	// Queries counts statements sent, for the sampler's cost.
+	Queries uint64
+}
+
+// NewReader reads snapshots on conn; the caller keeps it open and closes it.
+func NewReader(conn *mysqlconn.Conn) *Reader { return &Reader{conn: conn} }
+
+// Snapshot reads Set now. A source the server refuses (a user who may
+// not run SHOW GLOBAL STATUS, INNODB_METRICS without PROCESS) gives one
+// warning, on the snapshot that met it, and is not asked again: later
+// snapshots have the other source's values, or none. err is a broken
+// connection or a statement cut by its time limit: the snapshot is not
+// complete and the caller decides whether to reconnect.
+func (r *Reader) Snapshot() (s Snapshot, warnings []string, err error) {
+	s = Snapshot{Values: map[string]int64{}}
+	if !r.statusOff {
+		r.Queries++
+		rows, qerr := r.conn.Query(statusQuery)
+		switch {
+		case qerr == nil:
+			addRows(s.Values, "", rows)
+		case isRefusal(qerr):
+			r.statusOff = true
+			warnings = append(warnings, "server counters: SHOW GLOBAL STATUS refused ("+mysqlconn.ErrorText(qerr)+"); the run goes on without them")
+		default:
+			return s, warnings, qerr
+		}
+	}
+	if !r.metricsOff {
+		conds := enabledConditions
+		if r.metricsCond != "" {
+			conds = []string{r.metricsCond}
+		}
+		for i, cond := range conds {
+			r.Queries++
+			rows, qerr := r.conn.Query(metricsQuery + cond)
+			if qerr == nil {
+				r.metricsCond = cond
+				addRows(s.Values, MetricPrefix, rows)
+				break
+			}
+			if mysqlconn.ServerCode(qerr) == 1054 && i+1 < len(conds) { // unknown column: the other spelling
+				continue
+			}
+			if !isRefusal(qerr) {
+				return s, warnings, qerr
+			}
+			r.metricsOff = true
+			warnings = append(warnings, "server counters: information_schema.INNODB_METRICS not readable ("+mysqlconn.ErrorText(qerr)+"); its counters are left out, the status counters are kept")
+			break
+		}
+	}
+	s.At = time.Now()
+	return s, warnings, nil
+}
+
+// isRefusal: the server answered with an error, so the connection is fine
+// and asking again would get the same answer (no privilege, no table).
+func isRefusal(err error) bool {
+	code := mysqlconn.ServerCode(err)
+	return code != 0 && code < 2000
+}
+
+// addRows adds (name, value) rows whose value is an integer.
+func addRows(into map[string]int64, prefix string, rows [][][]byte) {
+	for _, row := range rows {
+		if len(row) < 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(string(row[1]), 10, 64)
+		if err != nil {
+			continue
+		}
+		name := prefix + string(row[0])
+		if prefix != "" {
+			name = prefix + strings.ToLower(string(row[0]))
+		}
+		if _, ok := defs[name]; ok {
+			into[name] = v
+		}
+	}
+}
