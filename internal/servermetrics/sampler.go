@@ -142,6 +142,7 @@ func (s *Sampler) sampleLocked(ctx context.Context) (out Sample, failed bool) {
 			s.reader = NewReader(conn)
 			if prev != nil { // a refused source stays refused
 				s.reader.statusOff, s.reader.metricsOff = prev.statusOff, prev.metricsOff
+				s.reader.own = prev.own // Own keeps growing across connections
 			}
 		}
 	}

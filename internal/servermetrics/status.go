@@ -143,6 +143,11 @@ func Lookup(name string) (Def, bool) {
 type Snapshot struct {
 	At     time.Time
 	Values map[string]int64
+	// Own is how much of each counter the reader's own statements added
+	// up to this snapshot (see Reader): Diff takes it out, so a sample's
+	// SHOW GLOBAL STATUS (a temporary table, a few hundred
+	// Handler_read_rnd_next) is not counted as the load's.
+	Own map[string]int64
 }
 
 // Delta is what happened between two snapshots, or over several
@@ -185,7 +190,7 @@ func Diff(a, b Snapshot) Delta {
 			d.Reset = append(d.Reset, name)
 			continue
 		}
-		d.Counters[name] = bv - av
+		d.Counters[name] = max(0, bv-av-(b.Own[name]-a.Own[name]))
 	}
 	for name, av := range a.Values {
 		if def, ok := defs[name]; ok && def.Kind == Gauge {
@@ -259,8 +264,20 @@ func buildQueries() (status, metrics string) {
 var enabledConditions = []string{"ENABLED = 1", "STATUS = 'enabled'"}
 
 // Reader reads snapshots on one connection it does not own.
+//
+// Its own statements add to the server's counters: a SHOW GLOBAL STATUS
+// is a question, an internal temporary table and a scan of the status
+// variables it returns. Those additions are the same for every snapshot,
+// so the reader measures them once (calibrate) and each Snapshot carries
+// the running total in Own. Threads_running and Threads_connected leave out the reader's own
+// thread and connection.
 type Reader struct {
 	conn *mysqlconn.Conn
+	// footprint is what one snapshot's statements add to each counter;
+	// own the running total. calibrated: footprint has been measured
+	// (or cannot be: the status source is off).
+	footprint, own map[string]int64
+	calibrated     bool
 	// statusOff, metricsOff: that source was refused (a privilege, a
 	// server without the table) and is not asked again.
 	statusOff, metricsOff bool
@@ -279,6 +296,81 @@ func NewReader(conn *mysqlconn.Conn) *Reader { return &Reader{conn: conn} }
 // connection or a statement cut by its time limit: the snapshot is not
 // complete and the caller decides whether to reconnect.
 func (r *Reader) Snapshot() (s Snapshot, warnings []string, err error) {
+	if !r.calibrated {
+		if warnings, err = r.calibrate(); err != nil {
+			return Snapshot{Values: map[string]int64{}}, warnings, err
+		}
+	}
+	s, more, err := r.read()
+	warnings = append(warnings, more...)
+	if err != nil {
+		return s, warnings, err
+	}
+	if r.own == nil {
+		r.own = map[string]int64{}
+	}
+	s.Own = make(map[string]int64, len(r.footprint))
+	for name, v := range r.footprint {
+		r.own[name] += v
+		s.Own[name] = r.own[name]
+	}
+	for _, name := range []string{"Threads_running", "Threads_connected"} {
+		if v, ok := s.Values[name]; ok && v > 0 {
+			s.Values[name] = v - 1
+		}
+	}
+	return s, warnings, nil
+}
+
+// calibrate measures what one snapshot's statements add to the
+// counters: the smallest increase of each over three snapshots read back
+// to back (a millisecond or so each). On an idle server that is exact; a
+// load running meanwhile can only make it larger, by at most what the
+// load does in that millisecond, which the smallest of three mostly
+// avoids — so open the reader before the load starts. The reader's own
+// session cannot tell it: MariaDB gives a SHOW STATUS's temporary table
+// and row reads to the global counters only, restoring the session's.
+// The first read also settles which sources answer.
+func (r *Reader) calibrate() (warnings []string, err error) {
+	var prev Snapshot
+	if prev, warnings, err = r.read(); err != nil || r.statusOff {
+		r.calibrated = err == nil
+		return warnings, err
+	}
+	r.footprint = map[string]int64{}
+	for i := 0; i < 3; i++ {
+		cur, more, err := r.read()
+		warnings = append(warnings, more...)
+		if err != nil {
+			return warnings, err
+		}
+		for name, v := range cur.Values {
+			pv, ok := prev.Values[name]
+			if def := defs[name]; !ok || def.Kind != Counter {
+				continue
+			}
+			inc := max(0, v-pv)
+			if f, seen := r.footprint[name]; i == 0 || seen && inc < f {
+				r.footprint[name] = inc
+			}
+		}
+		prev = cur
+	}
+	for name, f := range r.footprint {
+		if f == 0 {
+			delete(r.footprint, name)
+		}
+	}
+	r.calibrated = true
+	return warnings, nil
+}
+
+// Footprint is what one snapshot adds to each counter by itself (nil
+// before the first snapshot).
+func (r *Reader) Footprint() map[string]int64 { return r.footprint }
+
+// read is one snapshot without the reader's own share taken out.
+func (r *Reader) read() (s Snapshot, warnings []string, err error) {
 	s = Snapshot{Values: map[string]int64{}}
 	if !r.statusOff {
 		r.Queries++
