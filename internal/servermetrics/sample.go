@@ -75,12 +75,13 @@ func Between(a, b Sample) Span {
 
 // Add is s followed by t (consecutive spans): counts summed, gauges at
 // their highest. A process or host figure missing from either is missing
-// from the sum: half a run's CPU is not the run's.
+// from the sum: half a run's CPU is not the run's. The zero Span adds
+// nothing, so a sum can start from it.
 func (s Span) Add(t Span) Span {
-	out := Span{Start: s.Start, End: t.End, Counters: s.Counters.Add(t.Counters), Client: s.Client + t.Client}
-	if s.Start.IsZero() {
-		out.Start = t.Start
+	if s.Start.IsZero() && s.End.IsZero() {
+		return t
 	}
+	out := Span{Start: s.Start, End: t.End, Counters: s.Counters.Add(t.Counters), Client: s.Client + t.Client}
 	if t.End.Before(s.End) {
 		out.End = s.End
 	}

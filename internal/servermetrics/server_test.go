@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -170,38 +171,314 @@ func TestServerCPU(t *testing.T) {
 	}
 }
 
+// setPool resizes the buffer pool online and waits until the server says
+// the resize is done.
+func setPool(t *testing.T, conn *mysqlconn.Conn, bytes int64) {
+	t.Helper()
+	exec(t, conn, fmt.Sprintf("SET GLOBAL innodb_buffer_pool_size = %d", bytes))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		size := string(query(t, conn, "SELECT @@innodb_buffer_pool_size")[0][0])
+		st := query(t, conn, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_resize_status'")
+		status := ""
+		if len(st) == 1 {
+			status = string(st[0][1])
+		}
+		if size == strconv.FormatInt(bytes, 10) && (status == "" || strings.Contains(strings.ToLower(status), "complete")) {
+			t.Logf("buffer pool %d: %q", bytes, status)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("buffer pool resize to %d not done in 60 s: size %s, %q", bytes, size, status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fillTable makes test.scan, sysbench's sbtest layout, with 2^doublings
+// rows; it is kept for later runs of the test in this server.
+func fillTable(t *testing.T, conn *mysqlconn.Conn, doublings int) int64 {
+	t.Helper()
+	exec(t, conn, "CREATE DATABASE IF NOT EXISTS test")
+	exec(t, conn, "CREATE TABLE IF NOT EXISTS test.scan (id INT NOT NULL PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL, KEY (k)) ENGINE=InnoDB DEFAULT CHARSET=latin1")
+	want := int64(1) << doublings
+	n, _ := strconv.ParseInt(string(query(t, conn, "SELECT COUNT(*) FROM test.scan")[0][0]), 10, 64)
+	if n == want {
+		return n
+	}
+	exec(t, conn, "TRUNCATE test.scan")
+	exec(t, conn, "INSERT INTO test.scan VALUES (1, 1, REPEAT('c', 120), REPEAT('p', 60))")
+	for i := 0; i < doublings; i++ {
+		exec(t, conn, fmt.Sprintf("INSERT INTO test.scan SELECT id + %d, (id * 7919) %% %d, CONCAT(MD5(id), REPEAT('c', 88)), REPEAT('p', 60) FROM test.scan", 1<<i, want))
+	}
+	return want
+}
+
+// readOnlyTransactions runs n transactions shaped like sysbench's
+// oltp_read_only: ten point selects and four ranges of 100 rows at
+// random places, in BEGIN ... COMMIT.
+func readOnlyTransactions(t *testing.T, conn *mysqlconn.Conn, rows int64, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		exec(t, conn, "BEGIN")
+		for range 10 {
+			query(t, conn, fmt.Sprintf("SELECT c FROM test.scan WHERE id = %d", 1+rng.Int64N(rows)))
+		}
+		for range 4 {
+			lo := 1 + rng.Int64N(rows-100)
+			query(t, conn, fmt.Sprintf("SELECT c FROM test.scan WHERE id BETWEEN %d AND %d", lo, lo+99))
+		}
+		exec(t, conn, "COMMIT")
+	}
+}
+
+// TestDiskReadsFollowTheBufferPool: the same read-only transactions on a
+// table about four times an 8M buffer pool read from disk several times
+// per transaction; after the pool grows to 256M online and the table is
+// read once, almost never. One server does both: its pool is resized in
+// place (MariaDB and MySQL 5.7+), cheaper than a second server and the
+// same data files.
+func TestDiskReadsFollowTheBufferPool(t *testing.T) {
+	s := servertest.Require(t)
+	conn := connect(t, s.RootConfig(""))
+	setPool(t, conn, 256<<20) // filling is quicker in a pool it fits
+	t0 := time.Now()
+	rows := fillTable(t, conn, 17)
+	t.Logf("filled in %v", time.Since(t0))
+	setPool(t, conn, 8<<20)
+	query(t, conn, "ANALYZE TABLE test.scan")
+	size, _ := strconv.ParseInt(string(query(t, conn, "SELECT data_length FROM information_schema.TABLES WHERE table_schema = 'test' AND table_name = 'scan'")[0][0]), 10, 64)
+	t.Logf("table: %d rows, %d bytes of data", rows, size)
+	if size < 3*8<<20 {
+		t.Fatalf("the table (%d bytes) is not a few times the 8M pool", size)
+	}
+	sm, err := New(Config{Driver: s.RootConfig(""), Location: Location{PID: s.PID(), Found: "sandbox"}, Proc: procRoot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	const n = 100
+	measure := func(pool string) (diskReads, readRequests, cpuUS float64) {
+		ctx := context.Background()
+		a := sm.Sample(ctx)
+		readOnlyTransactions(t, conn, rows, n)
+		b := sm.Sample(ctx)
+		f := Figures(Between(a, b), n, "transaction", sm.cfg.Location)
+		p := f.PerTransaction
+		if p.DiskReads == nil || p.ReadRequests == nil || p.CPUMicros == nil {
+			t.Fatalf("%s: figures missing: %+v %v", pool, p, f.Notes)
+		}
+		t.Logf("pool %s: per transaction %.2f disk reads, %.1f read requests, %.0f µs server CPU, %.0f µs client CPU",
+			pool, *p.DiskReads, *p.ReadRequests, *p.CPUMicros, *p.ClientCPUMicros)
+		return *p.DiskReads, *p.ReadRequests, *p.CPUMicros
+	}
+	small, smallReq, _ := measure("8M")
+	setPool(t, conn, 256<<20)
+	query(t, conn, "SELECT COUNT(*), SUM(LENGTH(c)) FROM test.scan FORCE INDEX (PRIMARY)") // read it all in
+	large, largeReq, _ := measure("256M")
+	setPool(t, conn, 8<<20) // as the other tests expect
+	if small < 2 {
+		t.Errorf("8M pool: %.2f disk reads per transaction, want several", small)
+	}
+	if large > 0.05 {
+		t.Errorf("256M pool: %.2f disk reads per transaction, want about none", large)
+	}
+	// The same statements ask for about the same pages either way.
+	if largeReq < smallReq/2 || largeReq > smallReq*2 {
+		t.Errorf("read requests per transaction %.1f and %.1f differ too much", smallReq, largeReq)
+	}
+}
+
+// TestNoProcessPrivilege: a user without PROCESS cannot read
+// INNODB_METRICS; the sampler says so once, however many samples, and
+// keeps the status counters.
+func TestNoProcessPrivilege(t *testing.T) {
+	s := servertest.Require(t)
+	root := connect(t, s.RootConfig(""))
+	exec(t, root, "DROP USER IF EXISTS 'metrics_noproc'@'%'")
+	exec(t, root, "CREATE USER 'metrics_noproc'@'%' IDENTIFIED BY 'pw'")
+	exec(t, root, "GRANT SELECT ON test.* TO 'metrics_noproc'@'%'")
+	t.Cleanup(func() { _ = root.Exec("DROP USER IF EXISTS 'metrics_noproc'@'%'") })
+	cfg := tcpConfig(s, "metrics_noproc")
+	cfg.Passwd = "pw"
+	sm, err := New(Config{Driver: cfg, Location: Location{Why: "test"}, Proc: procRoot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	ctx := context.Background()
+	first := sm.Sample(ctx)
+	load := connect(t, s.RootConfig(""))
+	for range 5 {
+		exec(t, load, "SELECT 1")
+		sm.Sample(ctx)
+	}
+	last := sm.Sample(ctx)
+	w := sm.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "INNODB_METRICS") || !strings.Contains(w[0], "PROCESS") {
+		t.Errorf("warnings = %q, want one about INNODB_METRICS and PROCESS", w)
+	}
+	f := Figures(Between(first, last), 5, "query", sm.cfg.Location)
+	if f.PerTransaction.Statements == nil || *f.PerTransaction.Statements != 1 || f.PerTransaction.DiskReads == nil {
+		t.Errorf("per query: %+v (notes %q): want 1 statement per query and disk reads present", f.PerTransaction, f.Notes)
+	}
+	for name := range f.Counters {
+		if strings.HasPrefix(name, MetricPrefix) {
+			t.Errorf("%s read without PROCESS", name)
+		}
+	}
+}
+
+// TestSamplerRun: intervals at the interval asked, covering the run, and
+// their counters match the units the caller counted: the statements of a
+// load of SELECT 1, none of the sampler's.
+func TestSamplerRun(t *testing.T) {
+	s := servertest.Require(t)
+	var units atomic.Uint64
+	sm, err := New(Config{Driver: s.RootConfig(""), Location: Location{PID: s.PID()}, Proc: procRoot(),
+		Interval: 100 * time.Millisecond, Units: units.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	load := connect(t, s.RootConfig(""))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sm.Run(ctx) }()
+	time.Sleep(50 * time.Millisecond) // the first sample (and the calibration) happen before the load
+	start := time.Now()
+	for time.Since(start) < time.Second {
+		exec(t, load, "SELECT 1")
+		units.Add(1)
+	}
+	time.Sleep(150 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	iv := sm.Intervals()
+	if len(iv) < 8 || len(iv) > 13 {
+		t.Errorf("%d intervals of 100 ms in about 1.2 s", len(iv))
+	}
+	var sum Span
+	var u uint64
+	for i, x := range iv {
+		if i > 0 && !x.Start.Equal(iv[i-1].End) {
+			t.Errorf("interval %d starts at %v, the previous ended at %v", i, x.Start, iv[i-1].End)
+		}
+		sum = sum.Add(x.Span)
+		u += x.Units
+	}
+	q := sum.Counters.Counters["Questions"]
+	if diff := q - int64(u); diff < -1 || diff > 1 || u == 0 {
+		t.Errorf("intervals: %d statements counted by the server, %d by the caller", q, u)
+	}
+	if !sum.HaveProcess || sum.ServerUser+sum.ServerSystem <= 0 {
+		t.Errorf("no server CPU over the run: %+v", sum)
+	}
+	c := sm.Cost()
+	cpu, wall := c.PerSample()
+	t.Logf("%d intervals, %d units, %d samples, %d queries, CPU %v and wall %v per sample", len(iv), u, c.Samples, c.Queries, cpu, wall)
+	if len(sm.Warnings()) != 0 {
+		t.Errorf("warnings: %q", sm.Warnings())
+	}
+}
+
+// TestStallFlagged: writes blocked for 600 ms by FLUSH TABLES WITH READ
+// LOCK in the middle of a run show as intervals below half the median.
+func TestStallFlagged(t *testing.T) {
+	s := servertest.Require(t)
+	root := connect(t, s.RootConfig(""))
+	exec(t, root, "CREATE DATABASE IF NOT EXISTS test")
+	exec(t, root, "CREATE TABLE IF NOT EXISTS test.stall (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB")
+	var units atomic.Uint64
+	sm, err := New(Config{Driver: s.RootConfig(""), Proc: procRoot(), Interval: 100 * time.Millisecond, Units: units.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	load := connect(t, s.RootConfig(""))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sm.Run(ctx) }()
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		exec(t, root, "FLUSH TABLES WITH READ LOCK")
+		time.Sleep(600 * time.Millisecond)
+		exec(t, root, "UNLOCK TABLES")
+	}()
+	for start := time.Now(); time.Since(start) < 2*time.Second; {
+		exec(t, load, "INSERT INTO test.stall (v) VALUES (1)")
+		units.Add(1)
+	}
+	cancel()
+	<-done
+	iv := sm.Intervals()
+	tput := make([]float64, len(iv))
+	for i, x := range iv {
+		tput[i] = float64(x.Units) / x.Seconds()
+	}
+	stalls := Stalls(tput)
+	n := 0
+	for _, st := range stalls {
+		if st {
+			n++
+		}
+	}
+	t.Logf("throughput per interval: %.0f; stalls %v", tput, stalls)
+	// 600 ms of 100 ms intervals: at least four wholly inside.
+	if n < 4 || n > 8 {
+		t.Errorf("%d intervals flagged, want 4 to 8 for a 600 ms lock", n)
+	}
+}
+
+// TestSamplerCost measures what a sample costs once connected: goslap's
+// CPU (the sampling thread's own clock), the server's CPU (its process,
+// otherwise idle) and the statements sent. GOSLAP_COST_SAMPLES sets the
+// number of samples (default 200).
+func TestSamplerCost(t *testing.T) {
+	s := servertest.Require(t)
+	samples := 200
+	if v, err := strconv.Atoi(os.Getenv("GOSLAP_COST_SAMPLES")); err == nil && v > 0 {
+		samples = v
+	}
+	sm, err := New(Config{Driver: s.RootConfig(""), Location: Location{PID: s.PID()}, Proc: procRoot(), Interval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sm.Run(ctx) }()
+	for sm.Cost().Samples < 3 { // connected and calibrated
+		time.Sleep(5 * time.Millisecond)
+	}
+	c0 := sm.Cost()
+	p0, err := procRoot().Process(s.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sm.Cost().Samples < c0.Samples+samples {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c1 := sm.Cost()
+	p1, _ := procRoot().Process(s.PID())
+	cancel()
+	<-done
+	n := c1.Samples - c0.Samples
+	queries := float64(c1.Queries-c0.Queries) / float64(n)
+	cpu := (c1.CPU - c0.CPU) / time.Duration(n)
+	wall := (c1.Wall - c0.Wall) / time.Duration(n)
+	serverCPU := (p1.CPU() - p0.CPU()) / time.Duration(n)
+	t.Logf("per sample over %d samples: %.2f statements, goslap CPU %v, wall %v, server CPU %v (the idle server's background threads included)", n, queries, cpu, wall, serverCPU)
+	if queries < 1.9 || queries > 2.1 {
+		t.Errorf("%.2f statements per sample, want 2 (status and INNODB_METRICS)", queries)
+	}
+}
+
 // procRoot is the real /proc: these tests look only at the test server's
 // own process and at the sockets it listens on.
 func procRoot() procstat.Proc { return procstat.Proc{} }
-
-func TestExploreServer(t *testing.T) {
-	s := servertest.Require(t)
-	conn := connect(t, s.RootConfig(""))
-	r := NewReader(conn)
-	a, w, err := r.Snapshot()
-	t.Log(w, err)
-	b, _, _ := r.Snapshot()
-	c, _, _ := r.Snapshot()
-	t.Logf("%v", Diff(a, b).Counters)
-	t.Logf("%v", Diff(b, c).Counters)
-	t.Logf("%v", c.Values)
-	t.Logf("footprint %v", r.Footprint())
-	r2 := NewReader(conn)
-	r2.metricsOff = true
-	a, _, _ = r2.Snapshot()
-	b, _, _ = r2.Snapshot()
-	t.Logf("status only: footprint %v", r2.Footprint())
-	d := Diff(a, b).Counters
-	t.Logf("status only residual: tmp %d rnd %d q %d", d["Created_tmp_tables"], d["Handler_read_rnd_next"], d["Questions"])
-	for i := 0; i < 3; i++ {
-		x, _ := conn.Query("SHOW SESSION STATUS WHERE Variable_name IN ('Created_tmp_tables','Handler_read_rnd_next','Questions')")
-		y, _ := conn.Query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Created_tmp_tables','Handler_read_rnd_next','Questions')")
-		t.Logf("session %s %s %s global %s %s %s", x[0][1], x[1][1], x[2][1], y[0][1], y[1][1], y[2][1])
-	}
-	_ = fmt.Sprint
-	_ = strings.Cut
-	_ = rand.IntN
-	_ = context.Background
-	_ = atomic.AddInt64
-	_ = time.Second
-}
