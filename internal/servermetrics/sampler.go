@@ -29,10 +29,11 @@ type Config struct {
 	Proc procstat.Proc
 	// Interval between samples of Run; 0 means 1 s.
 	Interval time.Duration
-	// QueryTimeout bounds each statement of a sample; 0 means 5 s or
-	// Interval if shorter. A statement cut by it (a server stalled in a
-	// flush still answers SHOW STATUS, but a saturated one may not) makes
-	// that sample miss; the next interval spans the gap.
+	// QueryTimeout bounds each statement of a sample (and the connect);
+	// 0 means 5 s. A statement cut by it (a server stalled in a flush
+	// still answers SHOW STATUS, but a saturated one may not) makes that
+	// sample miss; the next interval spans the gap. A sample slower than
+	// Interval delays the next one rather than failing.
 	QueryTimeout time.Duration
 	// Units, if set, returns the run's completed units so far (an atomic
 	// sum the caller keeps); each interval then carries its count.
@@ -92,7 +93,7 @@ func New(cfg Config) (*Sampler, error) {
 		cfg.Interval = time.Second
 	}
 	if cfg.QueryTimeout <= 0 {
-		cfg.QueryTimeout = min(5*time.Second, cfg.Interval)
+		cfg.QueryTimeout = 5 * time.Second
 	}
 	dc := cfg.Driver.Clone()
 	dc.ReadTimeout, dc.WriteTimeout = cfg.QueryTimeout, cfg.QueryTimeout
@@ -141,7 +142,7 @@ func (s *Sampler) sampleLocked(ctx context.Context) (out Sample, failed bool) {
 			prev := s.reader
 			s.reader = NewReader(conn)
 			if prev != nil { // a refused source stays refused
-				s.reader.statusOff, s.reader.metricsOff = prev.statusOff, prev.metricsOff
+				s.reader.statusOff, s.reader.metricsOff, s.reader.source = prev.statusOff, prev.metricsOff, prev.source
 				s.reader.own = prev.own // Own keeps growing across connections
 			}
 		}

@@ -72,8 +72,22 @@ func exec(t *testing.T, conn *mysqlconn.Conn, stmt string) {
 // sent, none of the reader's own.
 func TestReaderTakesOutItsOwnShare(t *testing.T) {
 	s := servertest.Require(t)
-	r := NewReader(connect(t, s.RootConfig("")))
 	load := connect(t, s.RootConfig(""))
+	// MariaDB answers the first source; SHOW GLOBAL STATUS is what a
+	// server without the others gets, calibrated on the global counters.
+	for _, tt := range []struct {
+		name   string
+		source int
+	}{{"first source that answers", -1}, {"SHOW GLOBAL STATUS", len(statusSources) - 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(connect(t, s.RootConfig("")))
+			r.source = tt.source
+			ownShare(t, r, load)
+		})
+	}
+}
+
+func ownShare(t *testing.T, r *Reader, load *mysqlconn.Conn) {
 	for _, n := range []int{0, 1, 7} {
 		a, _, err := r.Snapshot()
 		if err != nil {
@@ -161,9 +175,10 @@ func TestServerCPU(t *testing.T) {
 	t.Logf("query took %v, server CPU %v (user %.2fs system %.2fs)", wall, cpu, fig.Process.UserSeconds, fig.Process.SystemSeconds)
 	// One thread cannot use more CPU than the wall time, plus what the
 	// server's background threads did meanwhile (a tick factor too large
-	// shows here); on a shared machine it may get much less, but not a
-	// tenth (a tick factor too small).
-	if cpu < wall/10 || cpu > wall+300*time.Millisecond {
+	// shows here). The work is fixed, whatever else the machine runs:
+	// 160-180 ms of CPU where it was measured, so a tick factor ten times
+	// too small shows below 50 ms.
+	if cpu < 50*time.Millisecond || cpu > wall+300*time.Millisecond {
 		t.Errorf("server CPU %v for a query of %v", cpu, wall)
 	}
 	if fig.Host == nil || fig.Host.Busy <= 0 {
@@ -394,6 +409,11 @@ func TestStallFlagged(t *testing.T) {
 	root := connect(t, s.RootConfig(""))
 	exec(t, root, "CREATE DATABASE IF NOT EXISTS test")
 	exec(t, root, "CREATE TABLE IF NOT EXISTS test.stall (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB")
+	// No fsync per commit: the machine's disk is shared, and a slow fsync
+	// is a stall of its own this test is not about.
+	flush := string(query(t, root, "SELECT @@innodb_flush_log_at_trx_commit")[0][0])
+	exec(t, root, "SET GLOBAL innodb_flush_log_at_trx_commit = 0")
+	t.Cleanup(func() { _ = root.Exec("SET GLOBAL innodb_flush_log_at_trx_commit = " + flush) })
 	var units atomic.Uint64
 	sm, err := New(Config{Driver: s.RootConfig(""), Proc: procRoot(), Interval: 100 * time.Millisecond, Units: units.Load})
 	if err != nil {
@@ -414,24 +434,31 @@ func TestStallFlagged(t *testing.T) {
 		exec(t, load, "INSERT INTO test.stall (v) VALUES (1)")
 		units.Add(1)
 	}
+	end := time.Now()
 	cancel()
 	<-done
-	iv := sm.Intervals()
-	tput := make([]float64, len(iv))
-	for i, x := range iv {
-		tput[i] = float64(x.Units) / x.Seconds()
-	}
-	stalls := Stalls(tput)
-	n := 0
-	for _, st := range stalls {
-		if st {
-			n++
+	var tput []float64
+	for _, x := range sm.Intervals() {
+		if x.End.Before(end) { // the load's own intervals
+			tput = append(tput, float64(x.Units)/x.Seconds())
 		}
 	}
+	stalls := Stalls(tput)
 	t.Logf("throughput per interval: %.0f; stalls %v", tput, stalls)
-	// 600 ms of 100 ms intervals: at least four wholly inside.
-	if n < 4 || n > 8 {
-		t.Errorf("%d intervals flagged, want 4 to 8 for a 600 ms lock", n)
+	// 600 ms of 100 ms intervals: at least four flagged in a row there;
+	// a busy machine may slow a few other intervals, not half of them.
+	run, longest, n := 0, 0, 0
+	for _, st := range stalls {
+		if st {
+			run++
+			n++
+		} else {
+			run = 0
+		}
+		longest = max(longest, run)
+	}
+	if longest < 4 || n > len(stalls)/2 {
+		t.Errorf("%d intervals flagged, %d of them in a row; want 4 or more in a row, under half of all", n, longest)
 	}
 }
 
@@ -476,6 +503,9 @@ func TestSamplerCost(t *testing.T) {
 	t.Logf("per sample over %d samples: %.2f statements, goslap CPU %v, wall %v, server CPU %v (the idle server's background threads included)", n, queries, cpu, wall, serverCPU)
 	if queries < 1.9 || queries > 2.1 {
 		t.Errorf("%.2f statements per sample, want 2 (status and INNODB_METRICS)", queries)
+	}
+	if w := sm.Warnings(); len(w) != 0 {
+		t.Errorf("warnings: %q", w)
 	}
 }
 

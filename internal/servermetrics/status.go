@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
@@ -132,6 +134,15 @@ var defs = func() map[string]Def {
 	return m
 }()
 
+// byLower is Set's names by their lower case.
+var byLower = func() map[string]string {
+	m := make(map[string]string, len(Set))
+	for _, d := range Set {
+		m[strings.ToLower(d.Name)] = d.Name
+	}
+	return m
+}()
+
 // Lookup returns the definition of name in Set.
 func Lookup(name string) (Def, bool) {
 	d, ok := defs[name]
@@ -240,11 +251,22 @@ outer:
 	return list
 }
 
-// statusQuery asks only for the status variables of Set: a few dozen rows
-// rather than the five hundred of a bare SHOW GLOBAL STATUS.
-var statusQuery, metricsQuery = buildQueries()
+// statusSource is one way to read the global status variables, with the
+// same for the reader's own session when the server has it.
+type statusSource struct {
+	name, global, session string
+}
 
-func buildQueries() (status, metrics string) {
+// statusSources are tried in order until one answers with rows. SELECTs
+// come first: their cost to the counters shows in the session's own
+// counters as in the global ones, so the reader's share is measured
+// exactly (calibrate). MariaDB gives a SHOW STATUS's cost (a temporary
+// table, a row read per variable) to the global counters only, and
+// restores the session's. Each asks only for the variables of Set: a few
+// dozen rows rather than five hundred.
+var statusSources, metricsQuery = buildQueries()
+
+func buildQueries() ([]statusSource, string) {
 	var st, me []string
 	for _, d := range Set {
 		switch d.Source {
@@ -254,9 +276,19 @@ func buildQueries() (status, metrics string) {
 			me = append(me, "'"+strings.TrimPrefix(d.Name, MetricPrefix)+"'")
 		}
 	}
-	status = "SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(st, ",") + ")"
-	metrics = "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN (" + strings.Join(me, ",") + ") AND "
-	return status, metrics
+	in := " IN (" + strings.Join(st, ",") + ")"
+	sel := func(table string) string {
+		return "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM " + table + " WHERE VARIABLE_NAME" + in
+	}
+	sources := []statusSource{
+		// MariaDB, MySQL 5.6 (5.7 with show_compatibility_56).
+		{"information_schema.GLOBAL_STATUS", sel("information_schema.GLOBAL_STATUS"), sel("information_schema.SESSION_STATUS")},
+		// MySQL 5.7 and later.
+		{"performance_schema.global_status", sel("performance_schema.global_status"), sel("performance_schema.session_status")},
+		{"SHOW GLOBAL STATUS", "SHOW GLOBAL STATUS WHERE Variable_name" + in, ""},
+	}
+	metrics := "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN (" + strings.Join(me, ",") + ") AND "
+	return sources, metrics
 }
 
 // enabledConditions: MySQL and MariaDB up to 10.4 say STATUS='enabled',
@@ -265,7 +297,7 @@ var enabledConditions = []string{"ENABLED = 1", "STATUS = 'enabled'"}
 
 // Reader reads snapshots on one connection it does not own.
 //
-// Its own statements add to the server's counters: a SHOW GLOBAL STATUS
+// Its own statements add to the server's counters: reading the status
 // is a question, an internal temporary table and a scan of the status
 // variables it returns. Those additions are the same for every snapshot,
 // so the reader measures them once (calibrate) and each Snapshot carries
@@ -279,15 +311,17 @@ type Reader struct {
 	footprint, own map[string]int64
 	calibrated     bool
 	// statusOff, metricsOff: that source was refused (a privilege, a
-	// server without the table) and is not asked again.
+	// server without the table) and is not asked again. source is the
+	// statusSources entry that answered (-1 before the first read).
 	statusOff, metricsOff bool
+	source                int
 	metricsCond           string // the working enabled condition, once found
 	// Queries counts statements sent, for the sampler's cost.
 	Queries uint64
 }
 
 // NewReader reads snapshots on conn; the caller keeps it open and closes it.
-func NewReader(conn *mysqlconn.Conn) *Reader { return &Reader{conn: conn} }
+func NewReader(conn *mysqlconn.Conn) *Reader { return &Reader{conn: conn, source: -1} }
 
 // Snapshot reads Set now. A source the server refuses (a user who may
 // not run SHOW GLOBAL STATUS, INNODB_METRICS without PROCESS) gives one
@@ -323,14 +357,14 @@ func (r *Reader) Snapshot() (s Snapshot, warnings []string, err error) {
 }
 
 // calibrate measures what one snapshot's statements add to the
-// counters: the smallest increase of each over three snapshots read back
-// to back (a millisecond or so each). On an idle server that is exact; a
-// load running meanwhile can only make it larger, by at most what the
-// load does in that millisecond, which the smallest of three mostly
-// avoids — so open the reader before the load starts. The reader's own
-// session cannot tell it: MariaDB gives a SHOW STATUS's temporary table
-// and row reads to the global counters only, restoring the session's.
-// The first read also settles which sources answer.
+// counters. Where the server has the session's own status (every source
+// but SHOW), it is exact: session readings with one snapshot between the
+// first two and two between the last two differ by one snapshot, and no
+// other client touches a session's counters. With SHOW GLOBAL STATUS only,
+// it is the smallest increase of the global counters over three
+// snapshots read back to back: exact on an idle server, a little more
+// than the truth under load (so open the reader before the load). The
+// first read also settles which sources answer.
 func (r *Reader) calibrate() (warnings []string, err error) {
 	var prev Snapshot
 	if prev, warnings, err = r.read(); err != nil || r.statusOff {
@@ -338,26 +372,49 @@ func (r *Reader) calibrate() (warnings []string, err error) {
 		return warnings, err
 	}
 	r.footprint = map[string]int64{}
-	for i := 0; i < 3; i++ {
-		cur, more, err := r.read()
-		warnings = append(warnings, more...)
-		if err != nil {
-			return warnings, err
-		}
-		for name, v := range cur.Values {
-			pv, ok := prev.Values[name]
-			if def := defs[name]; !ok || def.Kind != Counter {
-				continue
+	if session := statusSources[r.source].session; session != "" {
+		var sess [3]map[string]int64
+		for i := range sess {
+			for range i {
+				_, more, err := r.read()
+				if warnings = append(warnings, more...); err != nil {
+					return warnings, err
+				}
 			}
-			inc := max(0, v-pv)
-			if f, seen := r.footprint[name]; i == 0 || seen && inc < f {
-				r.footprint[name] = inc
+			r.Queries++
+			rows, err := r.conn.Query(session)
+			if err != nil {
+				return warnings, err
+			}
+			sess[i] = map[string]int64{}
+			addRows(sess[i], "", rows)
+		}
+		for name, v2 := range sess[2] {
+			if def := defs[name]; def.Kind == Counter {
+				r.footprint[name] = (v2 - sess[1][name]) - (sess[1][name] - sess[0][name])
 			}
 		}
-		prev = cur
+	} else {
+		for i := 0; i < 3; i++ {
+			cur, more, err := r.read()
+			if warnings = append(warnings, more...); err != nil {
+				return warnings, err
+			}
+			for name, v := range cur.Values {
+				pv, ok := prev.Values[name]
+				if def := defs[name]; !ok || def.Kind != Counter {
+					continue
+				}
+				inc := max(0, v-pv)
+				if f, seen := r.footprint[name]; i == 0 || seen && inc < f {
+					r.footprint[name] = inc
+				}
+			}
+			prev = cur
+		}
 	}
 	for name, f := range r.footprint {
-		if f == 0 {
+		if f <= 0 {
 			delete(r.footprint, name)
 		}
 	}
@@ -373,16 +430,12 @@ func (r *Reader) Footprint() map[string]int64 { return r.footprint }
 func (r *Reader) read() (s Snapshot, warnings []string, err error) {
 	s = Snapshot{Values: map[string]int64{}}
 	if !r.statusOff {
-		r.Queries++
-		rows, qerr := r.conn.Query(statusQuery)
-		switch {
-		case qerr == nil:
-			addRows(s.Values, "", rows)
-		case isRefusal(qerr):
+		if err := r.readStatus(s.Values); err != nil {
+			if !isRefusal(err) {
+				return s, warnings, err
+			}
 			r.statusOff = true
-			warnings = append(warnings, "server counters: SHOW GLOBAL STATUS refused ("+mysqlconn.ErrorText(qerr)+"); the run goes on without them")
-		default:
-			return s, warnings, qerr
+			warnings = append(warnings, "server counters: the status variables cannot be read ("+mysqlconn.ErrorText(err)+"); the run goes on without them")
 		}
 	}
 	if !r.metricsOff {
@@ -413,6 +466,35 @@ func (r *Reader) read() (s Snapshot, warnings []string, err error) {
 	return s, warnings, nil
 }
 
+// readStatus reads the global status variables into values from the
+// source that answered before, or finds one: a source that refuses, or
+// answers with no rows (performance_schema switched off), gives way to
+// the next. The error is the last source's.
+func (r *Reader) readStatus(values map[string]int64) error {
+	first, last := 0, len(statusSources)-1
+	if r.source >= 0 {
+		first, last = r.source, r.source
+	}
+	var err error
+	for i := first; i <= last; i++ {
+		r.Queries++
+		var rows [][][]byte
+		rows, err = r.conn.Query(statusSources[i].global)
+		if err == nil && len(rows) == 0 {
+			err = &mysql.MySQLError{Number: 1146, Message: statusSources[i].name + " has no rows"}
+		}
+		if err == nil {
+			r.source = i
+			addRows(values, "", rows)
+			return nil
+		}
+		if !isRefusal(err) {
+			return err
+		}
+	}
+	return err
+}
+
 // isRefusal: the server answered with an error, so the connection is fine
 // and asking again would get the same answer (no privilege, no table).
 func isRefusal(err error) bool {
@@ -430,11 +512,8 @@ func addRows(into map[string]int64, prefix string, rows [][][]byte) {
 		if err != nil {
 			continue
 		}
-		name := prefix + string(row[0])
-		if prefix != "" {
-			name = prefix + strings.ToLower(string(row[0]))
-		}
-		if _, ok := defs[name]; ok {
+		// information_schema spells the names in capitals.
+		if name, ok := byLower[strings.ToLower(prefix+string(row[0]))]; ok {
 			into[name] = v
 		}
 	}
