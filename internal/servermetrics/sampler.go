@@ -130,11 +130,13 @@ func (s *Sampler) Sample(ctx context.Context) Sample {
 // connection, a statement cut by its time limit).
 func (s *Sampler) sampleLocked(ctx context.Context) (out Sample, failed bool) {
 	if s.conn == nil && ctx.Err() == nil {
-		conn, err := s.connector.Connect(nil)
-		if err != nil {
+		conn, err := s.connect(ctx)
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
 			_, msg := s.connector.ConnectError(err)
 			s.warn("server counters: cannot connect (" + msg + "); samples go on without them")
-		} else {
+		default:
 			s.conn = conn
 			if s.reader != nil {
 				s.queries += s.reader.Queries
@@ -191,10 +193,33 @@ func (s *Sampler) sampleLocked(ctx context.Context) (out Sample, failed bool) {
 	return out, failed
 }
 
+// connect opens the sampler's connection. The handshake has its own time
+// limit (mysqlconn.HandshakeTimeout) but no context: when ctx ends first,
+// connect returns at once and the connection, if it still comes, is
+// closed in the background.
+func (s *Sampler) connect(ctx context.Context) (*mysqlconn.Conn, error) {
+	type result struct {
+		conn *mysqlconn.Conn
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := s.connector.Connect(nil)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.conn, r.err
+	case <-ctx.Done():
+		go func() { (<-ch).conn.Close() }()
+		return nil, ctx.Err()
+	}
+}
+
 // Run samples every Interval until ctx ends and keeps the intervals
 // between consecutive samples (read them with Intervals once Run has
-// returned). Run it in a goroutine of its own; it returns when ctx ends,
-// within QueryTimeout.
+// returned). Run it in a goroutine of its own; it returns as soon as ctx
+// ends (a statement in flight is cut, a connect in progress abandoned).
 func (s *Sampler) Run(ctx context.Context) {
 	// The goroutine keeps its thread, so the thread's CPU clock is the
 	// sampling's own cost.
