@@ -246,3 +246,15 @@ func Locate(conn *mysqlconn.Conn, cfg *mysql.Config, proc procstat.Proc) Locatio
 		return Location{Why: fmt.Sprintf("%v; and the pid file %s names process %d, which is not a MySQL or MariaDB server", ownerErr, path, pid)}
 	}
 }
+
+// Given is the Location of a pid the user or a sandbox named (how says
+// which: "option", "sandbox"): checked to be a process goslap can read.
+func Given(proc procstat.Proc, pid int, how string) Location {
+	if pid <= 0 {
+		return Location{Why: fmt.Sprintf("%d is not a process id", pid)}
+	}
+	if _, err := proc.Process(pid); err != nil {
+		return Location{Why: fmt.Sprintf("process %d cannot be read: %v", pid, err)}
+	}
+	return Location{PID: pid, Found: how}
+}

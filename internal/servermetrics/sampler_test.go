@@ -8,7 +8,11 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/procstat"
 )
+
+func procstatProc(root string) procstat.Proc { return procstat.Proc{Root: root} }
 
 // silentListener accepts connections and never says a word, as a hung
 // server or something that is not a MySQL server: it returns its address.
@@ -96,5 +100,22 @@ func TestUnreachableServerWarnsOnce(t *testing.T) {
 	}
 	if len(last.Server.Values) != 0 || last.At.IsZero() || last.Client <= 0 {
 		t.Errorf("sample = %+v", last)
+	}
+}
+
+func TestGiven(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "77/stat", "77 (mariadbd) S 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 1 1 1 1\n")
+	proc := procstatProc(root)
+	tests := []struct {
+		pid     int
+		want    int
+		wantWhy string
+	}{{77, 77, ""}, {78, 0, "cannot be read"}, {0, 0, "not a process id"}}
+	for _, tt := range tests {
+		loc := Given(proc, tt.pid, "option")
+		if loc.PID != tt.want || !strings.Contains(loc.Why, tt.wantWhy) || (tt.want != 0) != (loc.Found == "option") {
+			t.Errorf("Given(%d) = %+v", tt.pid, loc)
+		}
 	}
 }

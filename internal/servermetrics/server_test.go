@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -129,25 +130,49 @@ func TestLocate(t *testing.T) {
 	s := servertest.Require(t)
 	remote := tcpConfig(s, "root")
 	remote.Addr = "192.0.2.1:3306" // TEST-NET-1: never this host
+	// A /proc where the server's sockets are not to be seen (another
+	// user's process) but its pid is a mariadbd: the pid file decides.
+	pid := strconv.Itoa(s.PID())
+	hidden := procstat.Proc{Root: t.TempDir()}
+	for name, content := range map[string]string{"net/unix": "Num RefCount Protocol Flags Type St Inode Path\n", "net/tcp": "header\n", pid + "/comm": "mariadbd\n"} {
+		writeFile(t, hidden.Root, name, content)
+	}
+	notServer := procstat.Proc{Root: t.TempDir()}
+	writeFile(t, notServer.Root, "net/unix", "Num RefCount Protocol Flags Type St Inode Path\n")
+	writeFile(t, notServer.Root, pid+"/comm", "bash\n")
 	tests := []struct {
 		name      string
 		cfg       *mysql.Config
+		proc      procstat.Proc
 		wantPID   int
 		wantFound string
 		wantWhy   string
 	}{
-		{"unix socket", s.RootConfig(""), s.PID(), "unix socket owner", ""},
-		{"loopback tcp", tcpConfig(s, "root"), s.PID(), "tcp listener owner", ""},
-		{"another host", remote, 0, "", "not on a loopback address"},
+		{"unix socket", s.RootConfig(""), procRoot(), s.PID(), "unix socket owner", ""},
+		{"loopback tcp", tcpConfig(s, "root"), procRoot(), s.PID(), "tcp listener owner", ""},
+		{"another host", remote, procRoot(), 0, "", "not on a loopback address"},
+		{"pid file", s.RootConfig(""), hidden, s.PID(), "pid file", ""},
+		{"pid file names another program", s.RootConfig(""), notServer, 0, "", "not a MySQL or MariaDB server"},
 	}
 	conn := connect(t, s.RootConfig(""))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			loc := Locate(conn, tt.cfg, procRoot())
+			loc := Locate(conn, tt.cfg, tt.proc)
 			if loc.PID != tt.wantPID || loc.Found != tt.wantFound || !strings.Contains(loc.Why, tt.wantWhy) {
 				t.Errorf("Locate = %+v, want pid %d found %q why ~%q", loc, tt.wantPID, tt.wantFound, tt.wantWhy)
 			}
 		})
+	}
+}
+
+func writeFile(t *testing.T, root, name, content string) {
+	t.Helper()
+	p := filepath.Join(root, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
