@@ -197,7 +197,8 @@ func Figures(span Span, units uint64, unit string, loc Location) jsondoc.ServerF
 // on this host: the owner of its Unix socket or of its loopback TCP port
 // (exact, when this user may look at the server's descriptors), else the
 // pid in @@pid_file when that file is readable and names a live server
-// process. A server on another host has none, said in Why.
+// process (conn may be nil: no pid file then). A server on another host
+// has none, said in Why.
 func Locate(conn *mysqlconn.Conn, cfg *mysql.Config, proc procstat.Proc) Location {
 	var ownerErr error
 	switch cfg.Net {
@@ -224,6 +225,9 @@ func Locate(conn *mysqlconn.Conn, cfg *mysql.Config, proc procstat.Proc) Locatio
 		ownerErr = err
 	default:
 		return Location{Why: "the server is reached over " + cfg.Net + "; only its status counters are read"}
+	}
+	if conn == nil {
+		return Location{Why: ownerErr.Error()}
 	}
 	rows, err := conn.Query("SELECT @@pid_file, @@datadir")
 	if err != nil || len(rows) != 1 || len(rows[0]) != 2 || len(rows[0][0]) == 0 {

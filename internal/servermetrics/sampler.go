@@ -193,6 +193,35 @@ func (s *Sampler) sampleLocked(ctx context.Context) (out Sample, failed bool) {
 	return out, failed
 }
 
+// Locate finds the server's process on the sampler's connection (see the
+// function Locate) and samples it from now on; it returns where it was
+// found or why not. For a sandbox, set Config.Location with Given instead.
+func (s *Sampler) Locate(ctx context.Context) Location {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		s.sampleLocked(ctx) // connects (and calibrates) or says why not
+	}
+	if s.conn == nil {
+		s.cfg.Location = Location{Why: "no connection to ask the server for its pid file"}
+		if s.cfg.Driver.Net == "unix" || s.cfg.Driver.Net == "tcp" {
+			if loc := Locate(nil, s.cfg.Driver, s.cfg.Proc); loc.PID != 0 {
+				s.cfg.Location = loc
+			}
+		}
+		return s.cfg.Location
+	}
+	s.cfg.Location = Locate(s.conn, s.cfg.Driver, s.cfg.Proc)
+	return s.cfg.Location
+}
+
+// Location is where the sampler reads the server's process.
+func (s *Sampler) Location() Location {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Location
+}
+
 // connect opens the sampler's connection. The handshake has its own time
 // limit (mysqlconn.HandshakeTimeout) but no context: when ctx ends first,
 // connect returns at once and the connection, if it still comes, is

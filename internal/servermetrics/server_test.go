@@ -163,6 +163,19 @@ func TestLocate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("sampler", func(t *testing.T) {
+		sm, err := New(Config{Driver: tcpConfig(s, "root"), Proc: procRoot()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sm.Close()
+		if loc := sm.Locate(context.Background()); loc.PID != s.PID() || sm.Location() != loc {
+			t.Errorf("Sampler.Locate = %+v", loc)
+		}
+		if sm.Sample(context.Background()).Process == nil {
+			t.Error("no process figures after Locate")
+		}
+	})
 }
 
 func writeFile(t *testing.T, root, name, content string) {
