@@ -215,7 +215,9 @@ func Diff(a, b Snapshot) Delta {
 
 // Add returns d followed by e: counters summed, gauges at their highest,
 // from d's start to e's end (or the other way when e came first). A
-// counter present in only one of them is kept: it is the only reading.
+// counter present in only one of them is kept: it is the only reading,
+// so a sum over intervals some of which missed the server counts less
+// than happened — for a whole run, Diff its first and last snapshots.
 func (d Delta) Add(e Delta) Delta {
 	out := Delta{Start: d.Start, End: d.End, Counters: map[string]int64{}, Gauges: map[string]int64{}}
 	if out.Start.IsZero() || (!e.Start.IsZero() && e.Start.Before(out.Start)) {
