@@ -119,3 +119,21 @@ func TestGiven(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRefusal(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: 1227, Message: "Access denied; you need (at least one of) the PROCESS privilege(s)"}, true},
+		{&mysql.MySQLError{Number: 1146, Message: "Table doesn't exist"}, true},
+		{&mysql.MySQLError{Number: 3167, Message: "The 'INFORMATION_SCHEMA.GLOBAL_STATUS' feature is disabled"}, true},
+		{&mysql.MySQLError{Number: 2013, Message: "Lost connection to server during query"}, false},
+		{context.Canceled, false},
+	}
+	for _, tt := range tests {
+		if got := isRefusal(tt.err); got != tt.want {
+			t.Errorf("isRefusal(%v) = %v", tt.err, got)
+		}
+	}
+}

@@ -499,9 +499,12 @@ func (r *Reader) readStatus(values map[string]int64) error {
 
 // isRefusal: the server answered with an error, so the connection is fine
 // and asking again would get the same answer (no privilege, no table).
+// Client library errors (a lost connection, a time limit) are 2000-2999;
+// servers use the numbers below and above (MySQL's 3167: "The
+// 'INFORMATION_SCHEMA.GLOBAL_STATUS' feature is disabled").
 func isRefusal(err error) bool {
 	code := mysqlconn.ServerCode(err)
-	return code != 0 && code < 2000
+	return code != 0 && (code < 2000 || code >= 3000)
 }
 
 // addRows adds (name, value) rows whose value is an integer.
