@@ -394,6 +394,46 @@ func TestNoProcessPrivilege(t *testing.T) {
 			t.Errorf("%s read without PROCESS", name)
 		}
 	}
+	// A server whose process goslap cannot see: no CPU, and the reason.
+	if f.PerTransaction.CPUMicros != nil || f.Process != nil || len(f.Notes) != 1 || f.Notes[0] != "no server CPU or IO: test" {
+		t.Errorf("cpu %v, process %+v, notes %q", f.PerTransaction.CPUMicros, f.Process, f.Notes)
+	}
+}
+
+// TestStatusRefused: a server that refuses every way of reading the
+// status variables (no MariaDB or MySQL user is refused SHOW GLOBAL
+// STATUS, so the sources are swapped for statements the server refuses)
+// gives one warning; samples go on with nothing from the server.
+func TestStatusRefused(t *testing.T) {
+	s := servertest.Require(t)
+	saved := statusSources
+	t.Cleanup(func() { statusSources = saved })
+	statusSources = []statusSource{
+		{"a missing table", "SELECT a, b FROM test.no_such_status_table", ""},
+		{"a refused one", "SELECT a, b FROM mysql.no_such_table_either", ""},
+	}
+	savedMetrics := metricsQuery
+	t.Cleanup(func() { metricsQuery = savedMetrics })
+	metricsQuery = "SELECT a, b FROM test.no_such_metrics_table WHERE "
+	sm, err := New(Config{Driver: s.RootConfig(""), Location: Location{PID: s.PID()}, Proc: procRoot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	a := sm.Sample(context.Background())
+	sm.Sample(context.Background())
+	b := sm.Sample(context.Background())
+	w := sm.Warnings()
+	if len(w) != 2 || !strings.Contains(w[0], "status variables cannot be read") || !strings.Contains(w[1], "INNODB_METRICS") {
+		t.Errorf("warnings = %q, want one for the status and one for INNODB_METRICS", w)
+	}
+	if len(b.Server.Values) != 0 || b.Process == nil {
+		t.Errorf("last sample: %d server values, process %v", len(b.Server.Values), b.Process)
+	}
+	f := Figures(Between(a, b), 1, "query", sm.Location())
+	if f.PerTransaction.DiskReads != nil || f.PerTransaction.CPUMicros == nil || !strings.Contains(strings.Join(f.Notes, "|"), "no server counters") {
+		t.Errorf("figures %+v, notes %q", f.PerTransaction, f.Notes)
+	}
 }
 
 // TestSamplerRun: intervals at the interval asked, covering the run, and
