@@ -10,6 +10,13 @@
 // Nothing here is on the per-query path: the sampler has its own
 // connection and its own goroutine, and every statement it sends has a
 // time limit.
+//
+// A run opens a Sampler before its load (New, then Locate or a
+// Config.Location from Given for a sandbox), takes a Sample where the
+// measured part starts and one where it ends, runs Run in between for the
+// intervals, and turns Between(start, end) into the benchmark's figures
+// with Figures; Stalls flags slow intervals, Lines and Differences word
+// the figures for the text report. See Example.
 package servermetrics
 
 import (

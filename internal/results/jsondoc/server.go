@@ -29,7 +29,9 @@ type ServerFigures struct {
 // PerTransaction is ServerFigures divided by its units. Each figure is
 // absent when its source was not readable.
 type PerTransaction struct {
-	// CPUMicros is the server process's CPU (user + system), µs.
+	// CPUMicros is the server process's CPU (user + system), µs. Linux
+	// counts it in 10 ms ticks, so over a short interval of a lightly
+	// loaded server it is coarse.
 	CPUMicros *float64 `json:"cpu_us,omitempty"`
 	// ClientCPUMicros is goslap's own CPU, µs.
 	ClientCPUMicros *float64 `json:"client_cpu_us,omitempty"`
