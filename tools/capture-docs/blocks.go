@@ -21,7 +21,7 @@ import (
 // fence is output and is replaced when the block is captured again.
 type block struct {
 	name     string
-	fails    bool    // the last command is expected to exit non-zero (an error example)
+	fails    bool    // every command is expected to exit non-zero (error examples)
 	open     int     // line index of the opening fence
 	close    int     // line index of the closing fence
 	commands []cmdAt // in order

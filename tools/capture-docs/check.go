@@ -26,6 +26,8 @@ import (
 //   - goslap compare, goslap merge: run in an empty directory; they parse
 //     their options before they open a file, so the only acceptable error is
 //     that the first document does not exist.
+//   - a block marked fails (error examples) runs as written: it must exit
+//     non-zero, and not with an unknown-option error.
 //
 // $SOCK stands for a socket path that does not exist.
 func checkFiles(ctx context.Context, bin string, files []string) error {
@@ -43,7 +45,7 @@ func checkFiles(ctx context.Context, bin string, files []string) error {
 		for _, b := range blocks {
 			for _, c := range b.commands {
 				n++
-				if err := checkCommand(ctx, bin, c.text); err != nil {
+				if err := checkCommand(ctx, bin, c.text, b.fails); err != nil {
 					bad = append(bad, fmt.Sprintf("%s: capture %s: $ %s\n  %v", f, b.name, c.text, err))
 				}
 			}
@@ -56,9 +58,11 @@ func checkFiles(ctx context.Context, bin string, files []string) error {
 	return nil
 }
 
+var unknownOption = regexp.MustCompile(`(?i)(unknown|unrecognized|invalid) (option|variable)`)
+
 var missingDoc = regexp.MustCompile(`: open [^:]+\.json: no such file or directory`)
 
-func checkCommand(ctx context.Context, bin, text string) error {
+func checkCommand(ctx context.Context, bin, text string, fails bool) error {
 	dir, err := os.MkdirTemp("", "capdocs-check-")
 	if err != nil {
 		return err
@@ -73,8 +77,11 @@ func checkCommand(ctx context.Context, bin, text string) error {
 	}
 	args = args[1:]
 	wantMissingFile := false
-	switch args[0] {
-	case "sysbench":
+	switch {
+	case fails:
+		// An error example runs as written (against no server): it must
+		// fail, and not because an option is unknown.
+	case args[0] == "sysbench":
 		last := len(args) - 1
 		switch args[last] {
 		case "run", "prepare", "cleanup", "check", "help":
@@ -82,7 +89,7 @@ func checkCommand(ctx context.Context, bin, text string) error {
 		default:
 			args = append(args, "help")
 		}
-	case "compare", "merge":
+	case args[0] == "compare" || args[0] == "merge":
 		wantMissingFile = true
 	default:
 		args = append(args, "--help")
@@ -96,6 +103,15 @@ func checkCommand(ctx context.Context, bin, text string) error {
 	cmd.Stderr = &stderr
 	runErr := cmd.Run()
 	msg := strings.TrimSpace(stderr.String())
+	if fails {
+		if runErr == nil {
+			return fmt.Errorf("an error example exited 0")
+		}
+		if unknownOption.MatchString(msg) {
+			return fmt.Errorf("an error example fails on an option: %s", msg)
+		}
+		return nil
+	}
 	if wantMissingFile {
 		if runErr != nil && missingDoc.MatchString(msg) {
 			return nil

@@ -216,7 +216,7 @@ func (c *capturer) captureBlock(ctx context.Context, b block) ([]string, error) 
 		}
 	}
 	var outs []string
-	for k, cmd := range b.commands {
+	for _, cmd := range b.commands {
 		fmt.Fprintf(os.Stderr, "capture-docs: %s: $ %s\n", b.name, cmd.text)
 		cctx, cancel := context.WithTimeout(ctx, c.timeout)
 		if _, err := splitWords(cmd.text, map[string]string{"SOCK": sock, "HOME": os.Getenv("HOME")}); err != nil {
@@ -238,11 +238,10 @@ func (c *capturer) captureBlock(ctx context.Context, b block) ([]string, error) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		last := k == len(b.commands)-1
 		switch {
-		case err != nil && !(last && b.fails):
+		case err != nil && !b.fails:
 			return nil, fmt.Errorf("$ %s: %v\n%s", cmd.text, err, out.String())
-		case err == nil && last && b.fails:
+		case err == nil && b.fails:
 			return nil, fmt.Errorf("$ %s: exit status 0, but the block is marked fails", cmd.text)
 		}
 		o := out.String()

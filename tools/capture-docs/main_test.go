@@ -145,11 +145,21 @@ func TestCheckCatchesRenamedOptions(t *testing.T) {
 		{`goslap compare --metrics=qps a.json vs b.json`, `goslap compare --metics=qps a.json vs b.json`},
 		{`goslap merge --latency shard-0.json`, `goslap merge --latncy shard-0.json`},
 	} {
-		if err := checkCommand(context.Background(), bin, c.good); err != nil {
+		if err := checkCommand(context.Background(), bin, c.good, false); err != nil {
 			t.Errorf("%s: %v", c.good, err)
 		}
-		if err := checkCommand(context.Background(), bin, c.bad); err == nil {
+		if err := checkCommand(context.Background(), bin, c.bad, false); err == nil {
 			t.Errorf("%s: accepted", c.bad)
+		}
+	}
+	// Error examples: a real refusal passes, a misspelt option does not,
+	// nor a command that succeeds.
+	if err := checkCommand(context.Background(), bin, `goslap tpcc-load -S $SOCK -u root -d tpcc -w 0`, true); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{`goslap tpcc-load -S $SOCK -u root -d tpcc -w 1 --chek`, `goslap -V`} {
+		if err := checkCommand(context.Background(), bin, bad, true); err == nil {
+			t.Errorf("error example %s: accepted", bad)
 		}
 	}
 }
