@@ -72,8 +72,16 @@ func run() error {
 		if err := build(ctx, root, bin); err != nil {
 			return err
 		}
-	} else if bin, err = filepath.Abs(bin); err != nil {
-		return err
+	} else {
+		// The commands say "goslap": put the given binary on PATH by that name.
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return err
+		}
+		bin = filepath.Join(work, "goslap")
+		if err := os.Symlink(abs, bin); err != nil {
+			return err
+		}
 	}
 
 	if *check {
@@ -138,6 +146,10 @@ func build(ctx context.Context, root, out string) error {
 	return nil
 }
 
+// docSchemas are the empty schemas the $SOCK server starts with, for the
+// examples whose tools need one (tpcc-load, as tpcc-mysql's, creates none).
+var docSchemas = []string{"tpcc", "tpcc_empty"}
+
 type capturer struct {
 	bin     string
 	work    string
@@ -164,6 +176,17 @@ func (c *capturer) socket(ctx context.Context) (string, error) {
 			return "", err
 		}
 		c.server = s
+		// tpcc-load, as tpcc-mysql's, loads into a schema that exists.
+		db, err := s.OpenDB("")
+		if err != nil {
+			return "", err
+		}
+		defer db.Close()
+		for _, name := range docSchemas {
+			if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+name+"`"); err != nil {
+				return "", err
+			}
+		}
 	}
 	return c.server.Socket, nil
 }
