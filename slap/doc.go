@@ -7,7 +7,7 @@
 //	         │  each load on internal/engine ──▶ results ──▶ block, CSV,
 //	         │  --latency, JSON, chart (report*.go, json.go, sandbox.go)
 //	         ├─ --only-print: OnlyPrint prints the same script
-//	         └─ --workload=NAME: internal/study (engine, results, reports)
+//	         └─ --workload=NAME: internal/orchestrator (engine, results, reports)
 //
 // Nothing after Validate changes Options; the engine never sees them, and
 // the reporters see only results.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/merge"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
@@ -215,7 +215,7 @@ func (c *mergeCommand) report(stdout io.Writer, d *jsondoc.Document) error {
 	for _, op := range d.Benchmarks[0].Ops {
 		ops = append(ops, op.Name)
 	}
-	rep := &study.TextReport{Out: stdout, Err: io.Discard, Latency: lat, Ops: ops}
+	rep := &orchestrator.TextReport{Out: stdout, Err: io.Discard, Latency: lat, Ops: ops}
 	for i := range d.Benchmarks {
 		b := &d.Benchmarks[i]
 		cell, err := mergedCell(b)
@@ -273,8 +273,8 @@ func mergedResult(b *jsondoc.Benchmark) (BenchmarkResult, error) {
 // reports: one result per iteration with its merged wall time; the counts
 // and histograms, merged over the iterations in the document, sit on the
 // first (the report sums and merges them over the iterations).
-func mergedCell(b *jsondoc.Benchmark) (*study.Cell, error) {
-	c := &study.Cell{Target: b.Target, Engine: study.Engine{Name: b.Engine}, Clients: b.Concurrency}
+func mergedCell(b *jsondoc.Benchmark) (*orchestrator.Cell, error) {
+	c := &orchestrator.Cell{Target: b.Target, Engine: orchestrator.Engine{Name: b.Engine}, Clients: b.Concurrency}
 	if p := b.Point; p != nil {
 		c.Engine.Options, c.Scale, c.Setting = p.EngineOptions, p.Scale, p.ServerOption
 	}

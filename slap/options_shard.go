@@ -19,9 +19,9 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/merge"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/shard"
-	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -68,7 +68,7 @@ func shardOptions(s *ShardOptions) []*getopt.Option {
 }
 
 // applySharding makes cfg one shard of a split run; nil without --shard.
-func applySharding(o *Options, cfg *study.Config) error {
+func applySharding(o *Options, cfg *orchestrator.Config) error {
 	if o.Ext.Shard.Shard == "" {
 		return checkShardGiven(o)
 	}
@@ -77,7 +77,7 @@ func applySharding(o *Options, cfg *study.Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Shard = &study.Sharding{Starter: st}
+	cfg.Shard = &orchestrator.Sharding{Starter: st}
 	return nil
 }
 
@@ -183,7 +183,7 @@ func shardSeed(o *Options) uint64 {
 // shardBase is the document skeleton of a shard (front end, options,
 // seed, plan hash). Without --seed every shard must still draw the same
 // streams: the seed is then derived from the options, the same on all.
-func shardBase(o *Options, cfg *study.Config) *jsondoc.Document {
+func shardBase(o *Options, cfg *orchestrator.Config) *jsondoc.Document {
 	if !o.Ext.SeedSet {
 		cfg.Common.Seed = shardSeed(o)
 	}
@@ -201,8 +201,8 @@ func shardSkeleton(o *Options, seed uint64) *jsondoc.Document {
 
 // writeShardDocument writes the shard's document to --json's destination
 // (between markers on stdout).
-func writeShardDocument(o *Options, stdout io.Writer, cfg *study.Config, res *study.Result, runErr error) error {
-	doc, err := study.ShardDocument(shardBase(o, cfg), cfg, res, runErr)
+func writeShardDocument(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, runErr error) error {
+	doc, err := orchestrator.ShardDocument(shardBase(o, cfg), cfg, res, runErr)
 	if err != nil {
 		return Exitf(1, "%v", err)
 	}

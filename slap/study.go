@@ -2,7 +2,7 @@ package slap
 
 // The front end of registered workloads other than mysqlslap
 // (--workload=oltp_read_write, ...): it parses, builds one study
-// configuration and hands it to internal/study. Nothing here runs a
+// configuration and hands it to internal/orchestrator. Nothing here runs a
 // benchmark.
 
 import (
@@ -21,8 +21,8 @@ import (
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/interrupt"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
-	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/sysbench"
 	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/internal/workload"
@@ -227,13 +227,13 @@ func runWorkload(c *Config, env Env) int {
 	defer watch.Stop()
 	watchStudy(watch, cfg)
 	ctx := watch.Context()
-	res, err := study.Run(ctx, cfg)
+	res, err := orchestrator.Run(ctx, cfg)
 	if err == nil {
 		out := env.Stdout // a shard's report goes to stderr beside its document (shardReportOut)
 		if cfg.Shard == nil {
 			out = textOut(o, env.Stdout)
 		}
-		err = study.Finish(out, cfg, res)
+		err = orchestrator.Finish(out, cfg, res)
 	}
 	if o.Ext.JSONSet && cfg.Shard == nil && (res != nil || err == nil) {
 		if jerr := writeStudyJSON(o, env.Stdout, cfg, res, started, err); jerr != nil && err == nil {
@@ -246,8 +246,8 @@ func runWorkload(c *Config, env Env) int {
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, study.ErrInterrupted) {
-			if cfg.Phase == study.PhaseCleanup && watch.Left() != "" {
+		if ctx.Err() != nil || errors.Is(err, orchestrator.ErrInterrupted) {
+			if cfg.Phase == orchestrator.PhaseCleanup && watch.Left() != "" {
 				fmt.Fprintf(env.Stderr, "%s: %s\n", ProgName, watch.Left())
 			}
 			return report(env.Stderr, errInterruptedExit())
@@ -264,7 +264,7 @@ func runWorkload(c *Config, env Env) int {
 // watchStudy tells watch what an interrupted study may leave: on sandboxes
 // it waits for their shutdown (a server must not outlive goslap), else it
 // names the tables a forced exit may leave.
-func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
+func watchStudy(watch *interrupt.Watch, cfg *orchestrator.Config) {
 	for _, t := range cfg.Targets {
 		if t.Kind == compare.Sandbox {
 			watch.Patient(interrupt.SandboxPatience)
@@ -272,11 +272,11 @@ func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
 		}
 	}
 	switch cfg.Phase {
-	case study.PhaseCleanup:
+	case orchestrator.PhaseCleanup:
 		watch.Leaving(fmt.Sprintf("tables of schema %s not dropped yet are left: run cleanup again", cfg.Common.Schema))
-	case study.PhaseAll, study.PhasePrepare:
+	case orchestrator.PhaseAll, orchestrator.PhasePrepare:
 		what := "run"
-		if cfg.Phase == study.PhasePrepare {
+		if cfg.Phase == orchestrator.PhasePrepare {
 			what = "prepare"
 		}
 		watch.Leaving(fmt.Sprintf("tables this %s created in schema %s may be left: run cleanup", what, cfg.Common.Schema))
@@ -284,8 +284,8 @@ func watchStudy(watch *interrupt.Watch, cfg *study.Config) {
 }
 
 func isPhase(word string) bool {
-	p, err := study.ParsePhase(word)
-	return err == nil && p != study.PhaseAll
+	p, err := orchestrator.ParsePhase(word)
+	return err == nil && p != orchestrator.PhaseAll
 }
 
 // refusedWithWorkload are mysqlslap options that describe mysqlslap's own
@@ -312,7 +312,7 @@ func refusedWithWorkload(o *Options) string {
 // --workload command line from c's options, with the rules that belong to
 // this command line (options of mysqlslap's load, output files, phase
 // words, sandboxes, shards).
-func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err error) {
+func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool, err error) {
 	o := c.Options
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
@@ -329,12 +329,12 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	if err := applyWorkloadArgs(settings, meta, w.Assignments); err != nil {
 		return nil, false, err
 	}
-	phase := study.PhaseAll
+	phase := orchestrator.PhaseAll
 	if len(o.Args) > 1 {
 		return nil, false, Exitf(1, "too many command words (%s): give one of prepare, run, check or cleanup, or none", strings.Join(o.Args, " "))
 	}
 	if len(o.Args) == 1 {
-		if phase, err = study.ParsePhase(o.Args[0]); err != nil {
+		if phase, err = orchestrator.ParsePhase(o.Args[0]); err != nil {
 			return nil, false, Exitf(1, "%v", err)
 		}
 	}
@@ -347,7 +347,7 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 		seed = uint64(time.Now().UnixNano())
 	}
 	common := workload.Common{Schema: schema, Seed: seed, Verbose: o.Verbose}
-	scales, scaleLabel, err := study.SplitScales(w.Name, settings, common)
+	scales, scaleLabel, err := orchestrator.SplitScales(w.Name, settings, common)
 	if err != nil {
 		return nil, false, Exitf(1, "%v", err)
 	}
@@ -355,23 +355,23 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 	if err != nil {
 		return nil, false, Exitf(1, "%v", err)
 	}
-	cfg = &study.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
+	cfg = &orchestrator.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
 		Scales: scales, ScaleName: scaleLabel, Iterations: int(o.Iterations),
 		Duration: o.Ext.RunTime, Events: o.NumberOfQueries, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate}
 	if o.EngineSet {
-		if cfg.Engines, err = study.ParseEngines(o.Engine); err != nil {
+		if cfg.Engines, err = orchestrator.ParseEngines(o.Engine); err != nil {
 			return nil, false, Exitf(1, "%v", err)
 		}
 	}
-	if cfg.Clients, err = study.ParseClients(o.Concurrency); err != nil {
+	if cfg.Clients, err = orchestrator.ParseClients(o.Concurrency); err != nil {
 		return nil, false, Exitf(1, "%v", err)
 	}
 	if w.Sweep != "" {
-		if cfg.Server, err = study.ParseServerSweep(w.Sweep); err != nil {
+		if cfg.Server, err = orchestrator.ParseServerSweep(w.Sweep); err != nil {
 			return nil, false, Exitf(1, "%v", err)
 		}
 	}
-	if cfg.Duration == 0 && cfg.Events == 0 && (phase == study.PhaseAll || phase == study.PhaseRun) {
+	if cfg.Duration == 0 && cfg.Events == 0 && (phase == orchestrator.PhaseAll || phase == orchestrator.PhaseRun) {
 		// The workload's own defaults (sysbench 1.0: 10 s; 0.4/0.5: 10000
 		// events), else 10 s.
 		cfg.Duration, defaultTime = 10*time.Second, true
@@ -401,7 +401,7 @@ func studyConfig(c *Config, env Env) (cfg *study.Config, defaultTime bool, err e
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
-	rep := &study.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
+	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
 	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
@@ -447,7 +447,7 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 			return Exitf(1, "--%s is not an option of workload %s", a.name, m.Name)
 		}
 		if numeric[getopt.Normalize(a.field)] && strings.Contains(a.value, ",") {
-			// Only the size options that are strings sweep (study.SplitScales).
+			// Only the size options that are strings sweep (orchestrator.SplitScales).
 			return Exitf(1, "--%s=%s: one number only; a list is not supported for --%s", a.name, a.value, a.name)
 		}
 		words = append(words, "--"+a.field+"="+a.value)
@@ -476,8 +476,8 @@ func textOut(o *Options, stdout io.Writer) io.Writer {
 
 // writeStudyJSON writes the --json document of a --workload run; runErr
 // is the error that ended it.
-func writeStudyJSON(o *Options, stdout io.Writer, cfg *study.Config, res *study.Result, started time.Time, runErr error) error {
-	doc, err := study.Document(cfg, res, study.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
+func writeStudyJSON(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, started time.Time, runErr error) error {
+	doc, err := orchestrator.Document(cfg, res, orchestrator.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
 		Options: studyOptionValues(o, cfg), Err: runErr})
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)
@@ -488,7 +488,7 @@ func writeStudyJSON(o *Options, stdout io.Writer, cfg *study.Config, res *study.
 // studyOptionValues are the document's options of a --workload run:
 // goslap's (as for mysqlslap's load) and the workload's, by the names the
 // user types them under, resolved (defaults included).
-func studyOptionValues(o *Options, cfg *study.Config) map[string]any {
+func studyOptionValues(o *Options, cfg *orchestrator.Config) map[string]any {
 	out := optionValues(o)
 	out["report-interval"] = o.workload.ReportInterval
 	inverted := map[string]string{}
@@ -575,7 +575,7 @@ func intervalPrinter(name string, every time.Duration, w io.Writer) func(results
 
 // showProgress draws goslap's live line on the terminal f during each
 // run, fed by one-second snapshots of the statements done.
-func showProgress(cfg *study.Config, f *os.File) {
+func showProgress(cfg *orchestrator.Config, f *os.File) {
 	var done atomic.Uint64
 	var line *progressLine
 	cfg.ReportInterval = time.Second

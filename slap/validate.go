@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/shard"
-	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -37,7 +37,7 @@ type Config struct {
 
 	// Workload is the study of a --workload run (nil for mysqlslap's
 	// load); DefaultStop says its stop rule is the workload's default.
-	Workload    *study.Config
+	Workload    *orchestrator.Config
 	DefaultStop bool
 
 	// Shard is this process's part of a mysqlslap run split over shard
@@ -170,7 +170,7 @@ func impliesSilent(o *Options) bool {
 
 // validateWorkload is Validate's part for --workload=NAME: steps 12 and
 // 13, the study's configuration (studyConfig, which holds the front end's
-// rules for it), the study's own consistency rules (study.Config.Check: they are the
+// rules for it), the study's own consistency rules (orchestrator.Config.Check: they are the
 // study's, shared with goslap sysbench's front end, so they live there),
 // then the password prompt. Positional words are the phase, so
 // mysqlslap's two-word rule does not apply.

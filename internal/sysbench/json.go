@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/study"
 )
 
 // frontEnd names this command line in the --json document.
@@ -41,8 +41,8 @@ func checkWritable(path string) error {
 }
 
 // writeJSON writes the invocation's document to stdout or --json's file.
-func writeJSON(stdout io.Writer, c *Config, cfg *study.Config, res *study.Result, started time.Time, runErr error) error {
-	doc, err := study.Document(cfg, res, study.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
+func writeJSON(stdout io.Writer, c *Config, cfg *orchestrator.Config, res *orchestrator.Result, started time.Time, runErr error) error {
+	doc, err := orchestrator.Document(cfg, res, orchestrator.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
 		Options: optionValues(c, cfg), Err: runErr})
 	if err != nil {
 		return fatalf("writing the JSON document: %v", err)
@@ -67,7 +67,7 @@ var targetPassword = regexp.MustCompile(`((?:^|,)password=)[^,]*`)
 // optionValues are the document's options under sysbench's 1.0 names,
 // resolved (defaults included): the general options, --mysql-*, the
 // test's own and goslap's extras. The password is never included.
-func optionValues(c *Config, cfg *study.Config) map[string]any {
+func optionValues(c *Config, cfg *orchestrator.Config) map[string]any {
 	seed := any(nil)
 	if c.SeedSet {
 		seed = c.Seed

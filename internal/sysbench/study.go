@@ -11,14 +11,14 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
-	"github.com/goslap/goslap/internal/study"
 	"github.com/goslap/goslap/internal/workload"
 )
 
 // Extras are goslap's options on top of a sysbench command line: targets,
 // sandboxes, a chart, per-op latency lines and iterations. With any of
-// them the command runs through the study runner (internal/study), one
+// them the command runs through the study runner (internal/orchestrator), one
 // sysbench report per run, then the side-by-side table.
 type Extras struct {
 	Targets        []string // --target=LABEL:sandbox|server...
@@ -56,7 +56,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 			return fatalf("--json=%s: cannot write the file: %v", e.JSON, err)
 		}
 	}
-	cfg := &study.Config{Workload: c.Workload, Settings: settings,
+	cfg := &orchestrator.Config{Workload: c.Workload, Settings: settings,
 		Common:     workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1},
 		Iterations: max(e.Iterations, 1), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
 		Rate: float64(c.Rate), Ignore: c.ignore(), DefaultBinary: e.Sandbox, SandboxOptions: e.SandboxOptions, Plot: e.Plot}
@@ -87,11 +87,11 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	}
 	switch {
 	case sandboxes && c.Command == "run":
-		cfg.Phase = study.PhaseAll
+		cfg.Phase = orchestrator.PhaseAll
 	case sandboxes:
 		return fatalf("the %s command cannot be honoured on a sandbox: it starts empty and is removed afterwards, so \"run\" prepares, runs and cleans up there", c.Command)
 	default:
-		cfg.Phase = study.Phase(c.Command)
+		cfg.Phase = orchestrator.Phase(c.Command)
 	}
 	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
 		d := base.Clone()
@@ -121,7 +121,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return d, nil
 	}
 	pct := c.Percentile
-	cfg.Observer = study.Observer{
+	cfg.Observer = orchestrator.Observer{
 		Target: func(label string) {
 			if len(cfg.Targets) > 1 {
 				fmt.Fprintf(out, "Target: %s\n\n", label)
@@ -155,7 +155,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 				return err
 			}
 			if e.Latency {
-				fmt.Fprintf(out, "Latency percentiles (ms, goslap): %s\n", study.Percentiles(b.Total().Service))
+				fmt.Fprintf(out, "Latency percentiles (ms, goslap): %s\n", orchestrator.Percentiles(b.Total().Service))
 			}
 			fmt.Fprintln(out)
 			return nil
@@ -169,9 +169,9 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return fatalf("%v", err)
 	}
 	cfg.ReadServers = e.JSONSet
-	res, err := study.Run(ctx, cfg)
+	res, err := orchestrator.Run(ctx, cfg)
 	if err == nil {
-		err = study.Finish(out, cfg, res)
+		err = orchestrator.Finish(out, cfg, res)
 	}
 	if e.JSONSet && (res != nil || err == nil) {
 		if jerr := writeJSON(stdout, c, cfg, res, started, err); jerr != nil && err == nil {

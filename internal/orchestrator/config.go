@@ -1,4 +1,4 @@
-// Package study runs the benchmark matrix of a registered workload (OLTP,
+// Package orchestrator runs every load goslap makes; its full form runs the benchmark matrix of a registered workload (OLTP,
 // TPC-C, ...) from one validated configuration, as a DBA's study needs it:
 //
 //	Config ──Run──▶ per server-option value ▶ per target (compare.Run: sandboxes, servers)
@@ -10,7 +10,7 @@
 // parse their options into a Config and hand it over; this package never
 // sees a command line. A phase (prepare, run, cleanup) runs one part of the
 // matrix alone, as sysbench's commands do.
-package study
+package orchestrator
 
 import (
 	"fmt"
