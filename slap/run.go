@@ -11,6 +11,7 @@ import (
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/shard"
@@ -112,7 +113,7 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 	if out.Record != nil && o.Ext.JSONSet {
 		server = serverInfo(r.main) // before the load changes anything
 	}
-	err = r.script.Walk(r)
+	_, err = r.loop().Run(ctx)
 	results = r.results
 	if err == nil && r.shard != nil {
 		err = r.shard.end()
@@ -134,7 +135,7 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 }
 
 // runner is one Run: the main connection, the worker connector and the
-// script's walk (it is the script's Visitor).
+// orchestrator's loop (see loop).
 type runner struct {
 	ctx     context.Context
 	c       *Config
@@ -161,6 +162,8 @@ type runner struct {
 	shard *shardRun
 	// loads counts the loads begun (the script's load numbers).
 	loads int
+	// engine is the engine whose runs are under way.
+	engine sqlgen.Engine
 }
 
 func (r *runner) connect() error {
@@ -221,41 +224,78 @@ func (r *runner) Main(st mysqlslap.Step) error {
 	return err
 }
 
-// Load runs one iteration's timed load on the engine.
-func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
+// loop is the run's loop in the orchestrator, mysqlslap's outer loop
+// (spec 3.2): for every engine, every concurrency value and every
+// iteration, the main connection's steps (schema, create list, hooks) run
+// here, before and after the timed load on the engine; each concurrency
+// value's results are reported as soon as its iterations are done.
+func (r *runner) loop() *orchestrator.Loop {
+	o := r.o
+	l := &orchestrator.Loop{Workload: scriptSteps{r.script, r}, Session: &workload.Session{Main: r.main}, Clients: r.workers,
+		Concurrency: r.p.Concurrency, Iterations: r.p.Iterations,
+		Limits: orchestrator.Limits{Duration: o.Ext.RunTime, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate, Seed: r.seed},
+		Plan:   r.plan}
+	if o.Ext.TolerantErrors() {
+		l.Limits.Ignore = o.Ext.Tolerates
+	}
+	for _, e := range r.p.Engines {
+		l.Engines = append(l.Engines, orchestrator.Engine{Name: e.Name, Options: e.Options})
+	}
+	engine := -1
+	l.Point = func(context.Context, workload.Point, orchestrator.Engine) (bool, func(error) error, error) {
+		engine++
+		r.engine = r.p.Engines[engine]
+		r.Note("Starting Concurrency Test")
+		return true, func(err error) error {
+			if err == nil && r.p.OwnsSchema {
+				err = r.Main(r.script.DropSchema())
+			}
+			return err
+		}, nil
+	}
+	l.Observer.Cell = func(c *orchestrator.Cell) error {
+		r.Note("Generating stats")
+		return r.Done(r.engine, c.Clients)
+	}
+	return l
+}
+
+// scriptSteps is the run's script as the orchestrator's workload: the main
+// connection's steps of an iteration go through the runner (shards, error
+// wording).
+type scriptSteps struct {
+	*mysqlslap.Script
+	r *runner
+}
+
+func (w scriptSteps) BeginIteration(context.Context, *workload.Session, workload.Iteration) error {
+	return w.Before(w.r.engine, w.r.Main)
+}
+
+func (w scriptSteps) EndIteration(context.Context, *workload.Session, workload.Iteration) error {
+	return w.After(w.r.Main)
+}
+
+// plan is mysqlslap's part of an iteration's engine plan: its clients'
+// limits, the shard's part, the progress line.
+func (r *runner) plan(it workload.Iteration, plan *engine.Plan) (func(*results.Benchmark, error) error, error) {
 	if err := r.ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	o := r.o
 	r.loads++
-	load := r.script.NewLoad(clients)
-	plan := engine.Plan{
-		Connector: r.workers,
-		Workload:  r.script,
-		Load:      load,
-		Iteration: workload.Iteration{
-			Point:  workload.Point{Engine: e.Name, EngineOptions: e.Options, Clients: clients},
-			Number: iteration,
-		},
-		Clients:           clients,
-		PerClientEvents:   load.Units,
-		Duration:          o.Ext.RunTime,
-		Warmup:            o.Ext.WarmupTime,
-		Rate:              o.Ext.Rate,
-		Uniform:           true,
-		ConnectAfterStart: true, // mysqlslap's threads connect on the clock
-		Seed:              r.seed,
-	}
+	load := plan.Load.(*mysqlslap.Load)
+	clients := it.Clients
+	plan.PerClientEvents = load.Units
+	plan.Uniform = true
+	plan.ConnectAfterStart = true // mysqlslap's threads connect on the clock
 	if o.Ext.ThreadBelowSet {
 		below := o.Ext.ThreadBelow
 		plan.ThreadPerClientBelow = &below
 	}
-	if o.Ext.TolerantErrors() {
-		plan.Ignore = o.Ext.Tolerates
-	}
 	if r.shard != nil {
-		if err := r.shard.plan(&plan, load, r.loads); err != nil {
-			return err
+		if err := r.shard.plan(plan, load, r.loads); err != nil {
+			return nil, err
 		}
 	}
 	var bar *progressLine
@@ -272,18 +312,19 @@ func (r *runner) Load(e sqlgen.Engine, clients, iteration int) error {
 		for id := range plan.Clients {
 			total += load.Statements(plan.FirstClientID + id)
 		}
-		bar = startProgress(f, progressLabel(e, clients, iteration, r.p.Iterations), total, o.Ext.RunTime, done.Load)
+		bar = startProgress(f, progressLabel(r.engine, clients, it.Number, r.p.Iterations), total, o.Ext.RunTime, done.Load)
 	}
-	b, err := engine.Run(r.ctx, plan)
-	bar.end()
-	if err != nil {
-		return r.loadError(err)
-	}
-	r.benches = append(r.benches, b)
-	if r.shard != nil {
-		return r.shard.loaded(r.loads)
-	}
-	return nil
+	return func(b *results.Benchmark, err error) error {
+		bar.end()
+		if err != nil {
+			return r.loadError(err)
+		}
+		r.benches = append(r.benches, b)
+		if r.shard != nil {
+			return r.shard.loaded(r.loads)
+		}
+		return nil
+	}, nil
 }
 
 // loadError is the message of the error that stopped a load, in

@@ -229,25 +229,23 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 	}
 	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: cfg.Observer.Say, Progress: func(string, int64, int64) {}}
 
-	engines := cfg.Engines
-	if len(engines) == 0 {
-		engines = []Engine{{}}
-	}
-	scales := cfg.Scales
-	if len(scales) == 0 {
-		scales = []int64{0}
-	}
-	for _, e := range engines {
-		for _, scale := range scales {
-			p := workload.Point{Engine: e.Name, EngineOptions: e.Options, Clients: cfg.Clients[0], Scale: scale}
-			got, err := r.point(ctx, s, p, e)
-			cells = append(cells, got...)
-			if err != nil {
-				return cells, err
-			}
+	l := &Loop{Target: r.label, Setting: r.setting, Name: cfg.Workload, Workload: r.wl, Session: s, Clients: r.clients,
+		Engines: cfg.Engines, Scales: cfg.Scales, Concurrency: cfg.Clients, Iterations: cfg.Iterations,
+		Limits: Limits{Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
+			Ignore: cfg.Ignore, Seed: cfg.Common.Seed, ReportInterval: cfg.ReportInterval},
+		Point: func(ctx context.Context, p workload.Point, _ Engine) (bool, func(error) error, error) {
+			return r.prepare(ctx, s, p)
+		},
+		Word: runError, Summaries: true,
+		Observer: Observer{Begin: cfg.Observer.Begin, Interval: cfg.Observer.Interval,
+			Iteration: cfg.Observer.Iteration, Cell: cfg.Observer.Cell}}
+	if cfg.Shard != nil {
+		l.Plan = func(_ workload.Iteration, p *engine.Plan) (func(*results.Benchmark, error) error, error) {
+			cfg.Shard.plan(p)
+			return nil, nil
 		}
 	}
-	return cells, nil
+	return l.Run(ctx)
 }
 
 // mainConn opens the main connection and selects the schema; a full run
@@ -285,103 +283,87 @@ func connectError(c *mysqlconn.Connector, err error) error {
 	return fmt.Errorf("Error when connecting to server: %d %s", code, msg)
 }
 
-// point runs one engine × size: prepare, the concurrency × iteration runs,
-// cleanup, as the phase says.
-func (r *runner) point(ctx context.Context, s *workload.Session, p workload.Point, e Engine) (cells []*Cell, err error) {
+// prepare readies one engine × size as the phase says (prepare, or
+// cleanup or check alone) and says whether the concurrency × iteration
+// runs follow; finish ends the point after them: the shards' end, the
+// teardown of a full run.
+func (r *runner) prepare(ctx context.Context, s *workload.Session, p workload.Point) (run bool, finish func(error) error, err error) {
 	cfg := r.cfg
+	// After the runs: shard 0 cleans up (the deferred teardown) once
+	// every shard is done.
+	finished := func(err error) error {
+		if err != nil {
+			return err
+		}
+		if err := cfg.Shard.finished(ctx); err != nil {
+			return err
+		}
+		return cfg.Shard.forget()
+	}
 	switch cfg.Phase {
 	case PhaseCleanup:
 		// An interrupt cuts the DROP in flight and fails the rest fast.
 		s, stop := workload.Interruptible(ctx, s)
 		defer stop()
-		return nil, r.wl.Teardown(ctx, s, p)
+		return false, nil, r.wl.Teardown(ctx, s, p)
 	case PhaseCheck:
 		report, err := r.wl.(consistencyChecker).ConsistencyCheck(ctx, s)
 		if report != "" && cfg.Observer.Checked != nil {
 			cfg.Observer.Checked(r.label, report)
 		}
-		return nil, err
-	case PhaseAll, PhasePrepare:
-		if !cfg.Shard.prepares() {
-			// Shard 0 loads the data; the others wait for it.
-			if err := cfg.Shard.prepared(ctx); err != nil || cfg.Phase == PhasePrepare {
-				return nil, err
-			}
-			break
+		return false, nil, err
+	case PhaseRun:
+		return true, finished, nil
+	}
+	// PhaseAll, PhasePrepare.
+	if !cfg.Shard.prepares() {
+		// Shard 0 loads the data; the others wait for it.
+		if err := cfg.Shard.prepared(ctx); err != nil || cfg.Phase == PhasePrepare {
+			return false, nil, err
 		}
-		if err := cfg.Shard.reset(); err != nil {
-			return nil, err
-		}
-		setupErr := r.wl.Setup(ctx, s, p)
-		if cfg.Phase == PhaseAll && !cfg.NoDrop {
-			defer func() {
-				// Drop what this run created, also after an error or an
-				// interrupt (on a fresh connection if the main one broke).
-				if terr := r.teardown(ctx, s, p); terr != nil && err == nil {
-					err = terr
-				} else if terr != nil {
-					r.log("cleaning up: %v", terr)
-				}
-			}()
+		return true, finished, nil
+	}
+	if err := cfg.Shard.reset(); err != nil {
+		return false, nil, err
+	}
+	setupErr := r.wl.Setup(ctx, s, p)
+	end := func(err error) error { return err }
+	if cfg.Phase == PhaseAll && !cfg.NoDrop {
+		end = func(err error) error {
 			// Before the teardown drops what the other shards' clients use.
-			defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
-		} else if setupErr != nil {
-			// A failed prepare leaves nothing half-made behind.
-			if terr := r.teardown(ctx, s, p); terr != nil {
-				r.log("cleaning up after the failed prepare: %v", terr)
+			err = cfg.Shard.ended(ctx, err, r.log)
+			// Drop what this run created, also after an error or an
+			// interrupt (on a fresh connection if the main one broke).
+			if terr := r.teardown(ctx, s, p); terr != nil && err == nil {
+				err = terr
+			} else if terr != nil {
+				r.log("cleaning up: %v", terr)
 			}
+			return err
 		}
-		if setupErr != nil {
-			return nil, setupErr
-		}
-		sizes, serr := Sizes(s.Main, r.wl, p, r.ep.Sandbox)
-		if serr != nil {
-			return nil, serr
-		}
-		if cfg.Observer.Prepared != nil {
-			cfg.Observer.Prepared(r.label, r.setting, p, sizes)
-		}
-		if err := cfg.Shard.prepared(ctx); err != nil {
-			return nil, err
-		}
-		if cfg.Phase == PhasePrepare {
-			return nil, nil
+	} else if setupErr != nil {
+		// A failed prepare leaves nothing half-made behind.
+		if terr := r.teardown(ctx, s, p); terr != nil {
+			r.log("cleaning up after the failed prepare: %v", terr)
 		}
 	}
-	for _, clients := range cfg.Clients {
-		c := &Cell{Target: r.label, Engine: e, Scale: p.Scale, Setting: r.setting, Clients: clients, workload: r.wl}
-		cells = append(cells, c)
-		summariser, _ := r.wl.(cellSummariser)
-		pc := p
-		pc.Clients = clients
-		for n := 1; n <= cfg.Iterations; n++ {
-			b, err := r.iteration(ctx, s, workload.Iteration{Point: pc, Number: n})
-			if b != nil {
-				c.Benchmarks = append(c.Benchmarks, b)
-				if summariser != nil {
-					c.states = append(c.states, summariser.IterationDone(b))
-				}
-			}
-			if err != nil {
-				return cells, err
-			}
-		}
-		if summariser != nil {
-			if c.Summary, err = summariser.CellSummary(pc, c.Benchmarks, c.states); err != nil {
-				return cells, err
-			}
-		}
-		if cfg.Observer.Cell != nil {
-			if err := cfg.Observer.Cell(c); err != nil {
-				return cells, err
-			}
-		}
+	if setupErr != nil {
+		return false, nil, end(setupErr)
 	}
-	// Shard 0 cleans up (the deferred teardown) once every shard is done.
-	if err := cfg.Shard.finished(ctx); err != nil {
-		return cells, err
+	sizes, serr := Sizes(s.Main, r.wl, p, r.ep.Sandbox)
+	if serr != nil {
+		return false, nil, end(serr)
 	}
-	return cells, cfg.Shard.forget()
+	if cfg.Observer.Prepared != nil {
+		cfg.Observer.Prepared(r.label, r.setting, p, sizes)
+	}
+	if err := cfg.Shard.prepared(ctx); err != nil {
+		return false, nil, end(err)
+	}
+	if cfg.Phase == PhasePrepare {
+		return false, nil, end(nil)
+	}
+	return true, func(err error) error { return end(finished(err)) }, nil
 }
 
 // teardown runs Teardown, on a fresh main connection when the old one
@@ -411,45 +393,6 @@ func (r *runner) teardown(run context.Context, s *workload.Session, p workload.P
 		return fmt.Errorf("the clean-up after the interrupt ran out of time; tables this run created in schema %s may be left: run cleanup", r.cfg.Common.Schema)
 	}
 	return err
-}
-
-func (r *runner) iteration(ctx context.Context, s *workload.Session, it workload.Iteration) (*results.Benchmark, error) {
-	cfg := r.cfg
-	if err := r.wl.BeginIteration(ctx, s, it); err != nil {
-		return nil, err
-	}
-	load, err := r.wl.Load(it)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Observer.Begin != nil {
-		cfg.Observer.Begin(r.label, it)
-	}
-	plan := engine.Plan{Connector: r.clients, Workload: r.wl, Load: load, Iteration: it, Clients: it.Clients,
-		Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
-		Ignore: cfg.Ignore, Seed: cfg.Common.Seed}
-	if cfg.Shard != nil {
-		cfg.Shard.plan(&plan)
-	}
-	if cfg.ReportInterval > 0 && cfg.Observer.Interval != nil {
-		plan.ReportInterval, plan.OnInterval = cfg.ReportInterval, cfg.Observer.Interval
-	}
-	b, err := engine.Run(ctx, plan)
-	if b != nil {
-		b.Workload, b.Target = cfg.Workload, r.label
-	}
-	if err != nil {
-		return b, runError(err)
-	}
-	if err := r.wl.EndIteration(ctx, s, it); err != nil {
-		return b, err
-	}
-	if cfg.Observer.Iteration != nil {
-		if err := cfg.Observer.Iteration(r.label, b); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
 }
 
 // runError words an engine error as one line.

@@ -17,6 +17,7 @@ import (
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/oltp"
@@ -255,15 +256,34 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		counts = []int{c.Threads}
 	}
 	var sweep []Report
-	for i, threads := range counts {
-		if i > 0 {
-			fmt.Fprintln(out)
+	l := &orchestrator.Loop{Workload: wl, Session: s, Clients: conn, Concurrency: counts, Iterations: 1,
+		Limits: orchestrator.Limits{Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
+			Rate: float64(c.Rate), Ignore: c.ignore(), Seed: seed, ReportInterval: time.Duration(c.ReportInterval) * time.Second},
+		Word: runError}
+	var headerErr error
+	l.Observer.Begin = func(_ string, it workload.Iteration) {
+		var mode *oltp.Mode04
+		if d, ok := wl.(interface{ Mode04() oltp.Mode04 }); ok && c.Dialect == Dialect04 {
+			m := d.Mode04()
+			mode = &m
 		}
-		r, err := runOnce(ctx, c, wl, conn, s, threads, seed, out, errw)
-		if err != nil {
-			return err
-		}
+		h := header(c, it.Clients, mode, errw)
+		headerErr = h.Write(out)
+	}
+	l.Observer.Interval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+	l.Plan = func(workload.Iteration, *engine.Plan) (func(*results.Benchmark, error) error, error) {
+		return nil, headerErr
+	}
+	l.Observer.Iteration = func(_ string, b *results.Benchmark) error {
+		r, err := report(c, b, out, errw)
 		sweep = append(sweep, r)
+		if err == nil && len(sweep) < len(counts) {
+			fmt.Fprintln(out) // between the reports of a sweep
+		}
+		return err
+	}
+	if _, err := l.Run(ctx); err != nil {
+		return err
 	}
 	if len(counts) > 1 {
 		return writeSweep(out, counts, sweep)
@@ -297,46 +317,14 @@ func cleanUpAfterSetup(ctx context.Context, wl workload.Workload, session func()
 	}
 }
 
-// runOnce runs the load with one thread count and prints its header and
-// report.
-func runOnce(ctx context.Context, c *Config, wl workload.Workload, conn *mysqlconn.Connector, s *workload.Session,
-	threads int, seed uint64, out, errw io.Writer) (Report, error) {
-	pct := c.Percentile
-	it := workload.Iteration{Point: workload.Point{Clients: threads}, Number: 1}
-	if err := wl.BeginIteration(ctx, s, it); err != nil {
-		return Report{}, err
-	}
-	load, err := wl.Load(it)
-	if err != nil {
-		return Report{}, err
-	}
-	var mode *oltp.Mode04
-	if d, ok := wl.(interface{ Mode04() oltp.Mode04 }); ok && c.Dialect == Dialect04 {
-		m := d.Mode04()
-		mode = &m
-	}
-	h := header(c, threads, mode, errw)
-	if err := h.Write(out); err != nil {
-		return Report{}, err
-	}
-	plan := engine.Plan{Connector: conn, Workload: wl, Load: load, Iteration: it, Clients: threads,
-		Events: c.Events, Duration: time.Duration(c.Time) * time.Second, Rate: float64(c.Rate),
-		Ignore: c.ignore(), Seed: seed}
-	if c.ReportInterval > 0 {
-		plan.ReportInterval = time.Duration(c.ReportInterval) * time.Second
-		plan.OnInterval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
-	}
-	b, err := engine.Run(ctx, plan)
-	if err != nil {
-		return Report{}, runError(err)
-	}
-	if err := wl.EndIteration(ctx, s, it); err != nil {
-		return Report{}, err
-	}
+// report prints the report of one run (one thread count) from its
+// results, and says which default limit ended it.
+func report(c *Config, b *results.Benchmark, out, errw io.Writer) (Report, error) {
+	threads := b.Point.Clients
 	if c.Dialect == Dialect04 {
 		fmt.Fprint(out, Trailer04(threads, b.StoppedBy == "time"))
 	}
-	r := FromBenchmark(b, c.Dialect, pct)
+	r := FromBenchmark(b, c.Dialect, c.Percentile)
 	if err := r.Write(out); err != nil {
 		return r, err
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/ownership"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/tpcc"
@@ -163,7 +163,7 @@ func execute(ctx context.Context, c *Config, env Env) error {
 		// drop is said.
 		return w.Teardown(ctx, s, workload.Point{})
 	}
-	return start(ctx, c, w, conn, main, out)
+	return start(ctx, c, w, conn, s, out)
 }
 
 // cleanUpAfterLoad runs Teardown after a failed or interrupted load, so
@@ -280,7 +280,8 @@ func notLoaded(c *mysqlconn.Conn, err error) error {
 	return err
 }
 
-func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Connector, main *mysqlconn.Conn, out io.Writer) error {
+func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Connector, s *workload.Session, out io.Writer) error {
+	main := s.Main
 	loaded, err := tpcc.Loaded(main)
 	if err != nil {
 		return notLoaded(main, err)
@@ -288,20 +289,11 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 	if c.Warehouses > loaded {
 		return fmt.Errorf("-w %d: schema '%s' holds %d warehouse(s)", c.Warehouses, c.DB, loaded)
 	}
-	// The transactions write: only into tables that are TPC-C's.
-	if _, err := ownership.Claim(main, c.DB, tpcc.Tables, nil, tpcc.Shape, "not used"); err != nil {
-		return err
-	}
+	// The transactions write only into tables that are TPC-C's: the
+	// workload's BeginIteration claims them (package ownership).
 	measure := time.Duration(c.Measure) * time.Second
 	interval := time.Duration(c.Interval) * time.Second
 	window := tpcc.Window(measure, interval)
-	it := workload.Iteration{Point: workload.Point{Clients: c.Connections, Scale: int64(c.Warehouses)}, Number: 1}
-	l, err := w.Load(it)
-	if err != nil {
-		return err
-	}
-	writeParameters(out, c)
-	fmt.Fprintf(out, "\nRAMP-UP TIME.(%d sec.)\n", c.Rampup)
 	started := false
 	measuring := func() {
 		if !started {
@@ -309,30 +301,35 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 			fmt.Fprintf(out, "\nMEASURING START.\n\n")
 		}
 	}
-	plan := engine.Plan{Connector: conn, Workload: w, Load: l, Iteration: it, Clients: c.Connections,
-		Warmup: time.Duration(c.Rampup) * time.Second, Duration: window, Seed: uint64(time.Now().UnixNano())}
+	l := &orchestrator.Loop{Workload: w, Session: s, Clients: conn,
+		Scales: []int64{int64(c.Warehouses)}, Concurrency: []int{c.Connections}, Iterations: 1,
+		Limits: orchestrator.Limits{Warmup: time.Duration(c.Rampup) * time.Second, Duration: window, Seed: uint64(time.Now().UnixNano())},
+		Word:   runError}
+	l.Observer.Begin = func(string, workload.Iteration) {
+		writeParameters(out, c)
+		fmt.Fprintf(out, "\nRAMP-UP TIME.(%d sec.)\n", c.Rampup)
+	}
 	if interval > 0 && interval <= measure {
-		plan.ReportInterval = interval
-		plan.OnInterval = func(iv results.Interval) {
+		l.Limits.ReportInterval = interval
+		l.Observer.Interval = func(iv results.Interval) {
 			measuring()
 			fmt.Fprint(out, IntervalLine(iv, interval))
 		}
 	}
-	b, err := engine.Run(ctx, plan)
-	if err != nil {
-		return runError(err)
+	l.Observer.Iteration = func(_ string, b *results.Benchmark) error {
+		measuring()
+		fmt.Fprintf(out, "\nSTOPPING THREADS\n\n")
+		r, err := tpcc.FromBenchmark(b, w.CountsBetween(b.Start, b.End), window)
+		if err != nil {
+			return err
+		}
+		return r.Write(out)
 	}
-	measuring()
-	fmt.Fprintf(out, "\nSTOPPING THREADS\n\n")
-	r, err := tpcc.FromBenchmark(b, w.CountsBetween(b.Start, b.End), window)
-	if err != nil {
-		return err
-	}
-	if err := r.Write(out); err != nil {
+	if _, err := l.Run(ctx); err != nil {
 		return err
 	}
 	if c.Check {
-		return check(main, out)
+		return check(s.Main, out)
 	}
 	return nil
 }
