@@ -1,68 +1,35 @@
 package slap
 
 import (
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // DefaultSocket is the client library's compiled-in socket path on Debian,
 // used when neither --socket nor MYSQL_UNIX_PORT gives one (spec 1.7).
-const DefaultSocket = "/run/mysqld/mysqld.sock"
+const DefaultSocket = mysqlconn.DefaultSocket
 
-// DriverConfig turns the connection options into a go-sql-driver/mysql
-// configuration (spec 1.7): transport, credentials, TLS, compression,
+// DriverConfig turns the connection options into the driver configuration
+// (mysqlconn.Config; spec 1.7): transport, credentials, TLS, compression,
 // authentication. database is the default schema ("" for none). Options the
 // driver cannot honour are errors that name the option.
 //
 // Statements are always sent as literal text (no placeholders, so no
 // prepare round trips) with multi-statements enabled, as mysqlslap does.
 func DriverConfig(o *Options, database string) (*mysql.Config, error) {
-	c := mysql.NewConfig()
-	c.User = o.User
-	c.Passwd = o.Password
-	c.DBName = database
-	c.MultiStatements = true
-	// mariadb-slap 10.11 connects with its client library's default
-	// character set, latin1 (observed: @@character_set_client and
-	// @@collation_connection are latin1/latin1_swedish_ci whatever the
-	// locale, and mysqlslap has no option to change it). The driver's own
-	// default, utf8mb4, would make the server convert every latin1 result
-	// and literal: measurably more server CPU per query than mysqlslap
-	// causes (read load: +10% wall time). Set in the handshake, no SET NAMES.
-	c.Collation = "latin1_swedish_ci"
-	// libmariadb's client limit (1 GiB): a statement over the server's
-	// max_allowed_packet is sent and the server's own error reported, not
-	// refused by the driver's smaller default with a wording of its own.
-	c.MaxAllowedPacket = 1 << 30
-	c.Logger = &mysql.NopLogger{} // errors are reported by goslap, not logged by the driver
-	c.ConnectionAttributes = "program_name:" + ProgName
-
-	c.Net, c.Addr = transport(o)
 	if o.Protocol == "PIPE" {
 		return nil, errors.New("--protocol=PIPE cannot be honoured: named pipes exist only on Windows")
 	}
-	if err := applyTLS(c, o); err != nil {
-		return nil, err
-	}
-	if err := applyCompression(c, o); err != nil {
-		return nil, err
-	}
-	if err := applyAuth(c, o); err != nil {
-		return nil, err
-	}
-	return c, nil
+	network, addr := transport(o)
+	return mysqlconn.Config(mysqlconn.Options{Net: network, Addr: addr, User: o.User, Password: o.Password,
+		Schema: database, Program: ProgName, MysqlslapSession: true, TLS: tlsOptions(o),
+		Compress: o.Compress, CompressionAlgorithms: o.CompressionAlgorithms,
+		Auth: mysqlconn.Auth{Plugin: o.DefaultAuth, Cleartext: o.EnableCleartextPlugin, ServerPublicKeyPath: o.ServerPublicKeyPath}})
 }
 
 // transport resolves host, socket, port and --protocol (spec 1.7): no host
@@ -88,285 +55,22 @@ func transport(o *Options) (network, addr string) {
 	return "tcp", net.JoinHostPort(host, fmt.Sprint(port))
 }
 
-// applyTLS maps MariaDB's --ssl* options and MySQL's --ssl-mode onto the
-// driver. MariaDB 10.11's default (--ssl on, nothing else) is "use TLS if
-// the server offers it, without verification", which is the driver's
-// "preferred".
-func applyTLS(c *mysql.Config, o *Options) error {
-	if o.SSLCRL != "" || o.SSLCRLPath != "" {
-		return errors.New("--ssl-crl/--ssl-crlpath cannot be honoured: certificate revocation lists are not supported by goslap's TLS")
-	}
-	material := o.SSLCA != "" || o.SSLCAPath != "" || o.SSLCert != "" || o.SSLKey != "" ||
-		o.SSLCipher != "" || o.TLSVersion != "" || o.TLSCipherSuites != ""
-
-	mode := o.SSLMode // MySQL spelling wins when given
-	if mode == "" {
+// tlsOptions resolves MariaDB's --ssl* options and MySQL's --ssl-mode
+// into a mode and its material. MariaDB 10.11's default (--ssl on, nothing
+// else) is "use TLS if the server offers it, without verification", which
+// is PREFERRED.
+func tlsOptions(o *Options) mysqlconn.TLS {
+	t := mysqlconn.TLS{Mode: o.SSLMode, CA: o.SSLCA, CAPath: o.SSLCAPath, Cert: o.SSLCert, Key: o.SSLKey,
+		Ciphers: o.SSLCipher, Versions: o.TLSVersion, CipherSuites13: o.TLSCipherSuites, CRL: o.SSLCRL, CRLPath: o.SSLCRLPath}
+	if t.Mode == "" { // MySQL's spelling wins when given
 		switch {
 		case o.SSLVerifyServerCert:
-			mode = "VERIFY_IDENTITY"
-		case o.SSL || material:
-			mode = "PREFERRED"
+			t.Mode = "VERIFY_IDENTITY"
+		case o.SSL || t.Material():
+			t.Mode = "PREFERRED"
 		default:
-			mode = "DISABLED"
+			t.Mode = "DISABLED"
 		}
 	}
-	if mode == "DISABLED" {
-		c.TLS = nil
-		c.TLSConfig = "false"
-		return nil
-	}
-	if !material && mode == "PREFERRED" {
-		c.TLSConfig = "preferred"
-		return nil
-	}
-	tc := &tls.Config{}
-	if err := loadTLSMaterial(tc, o); err != nil {
-		return err
-	}
-	switch mode {
-	case "PREFERRED":
-		tc.InsecureSkipVerify = true
-		c.AllowFallbackToPlaintext = true
-	case "REQUIRED":
-		tc.InsecureSkipVerify = true
-	case "VERIFY_CA":
-		// Go verifies the chain and the host name together; verify the chain
-		// ourselves and skip the name check, which is what VERIFY_CA means.
-		tc.InsecureSkipVerify = true
-		roots := tc.RootCAs
-		tc.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
-			return verifyChain(raw, roots)
-		}
-	case "VERIFY_IDENTITY":
-		if host, _, err := net.SplitHostPort(c.Addr); err == nil {
-			tc.ServerName = host
-		} else {
-			tc.ServerName = "localhost" // Unix socket: libmariadb checks against "localhost"
-		}
-	default:
-		return fmt.Errorf("--ssl-mode=%s is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY", mode)
-	}
-	c.TLS = tc
-	return nil
-}
-
-func verifyChain(raw [][]byte, roots *x509.CertPool) error {
-	if len(raw) == 0 {
-		return errors.New("server sent no certificate")
-	}
-	certs := make([]*x509.Certificate, len(raw))
-	for i, b := range raw {
-		cert, err := x509.ParseCertificate(b)
-		if err != nil {
-			return err
-		}
-		certs[i] = cert
-	}
-	inter := x509.NewCertPool()
-	for _, cert := range certs[1:] {
-		inter.AddCert(cert)
-	}
-	_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
-	return err
-}
-
-func loadTLSMaterial(tc *tls.Config, o *Options) error {
-	if o.SSLCA != "" || o.SSLCAPath != "" {
-		pool := x509.NewCertPool()
-		files := []string{}
-		if o.SSLCA != "" {
-			files = append(files, o.SSLCA)
-		}
-		if o.SSLCAPath != "" {
-			entries, err := os.ReadDir(o.SSLCAPath)
-			if err != nil {
-				return fmt.Errorf("--ssl-capath: %w", err)
-			}
-			for _, e := range entries {
-				if !e.IsDir() {
-					files = append(files, filepath.Join(o.SSLCAPath, e.Name()))
-				}
-			}
-		}
-		for _, f := range files {
-			pem, err := os.ReadFile(f)
-			if err != nil {
-				return fmt.Errorf("--ssl-ca: %w", err)
-			}
-			if !pool.AppendCertsFromPEM(pem) && f == o.SSLCA {
-				return fmt.Errorf("--ssl-ca: no PEM certificate in %s", f)
-			}
-		}
-		tc.RootCAs = pool
-	}
-	if o.SSLCert != "" || o.SSLKey != "" {
-		key := o.SSLKey
-		if key == "" {
-			key = o.SSLCert // libmariadb reads the key from the cert file when --ssl-key is absent
-		}
-		cert, err := tls.LoadX509KeyPair(o.SSLCert, key)
-		if err != nil {
-			return fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	if o.TLSVersion != "" {
-		lo, hi, err := parseTLSVersions(o.TLSVersion)
-		if err != nil {
-			return err
-		}
-		tc.MinVersion, tc.MaxVersion = lo, hi
-	}
-	if o.SSLCipher != "" {
-		suites, err := parseCiphers(o.SSLCipher)
-		if err != nil {
-			return err
-		}
-		tc.CipherSuites = suites
-		if tc.MaxVersion == 0 {
-			// A TLS 1.2 cipher list only restricts anything below TLS 1.3.
-			tc.MaxVersion = tls.VersionTLS12
-		}
-	}
-	if o.TLSCipherSuites != "" {
-		// Go always offers all of its TLS 1.3 suites; a list naming all of
-		// them is honoured, anything narrower is not.
-		want := map[string]bool{}
-		for _, s := range strings.Split(o.TLSCipherSuites, ":") {
-			want[strings.TrimSpace(s)] = true
-		}
-		for _, id := range []uint16{tls.TLS_AES_128_GCM_SHA256, tls.TLS_AES_256_GCM_SHA384, tls.TLS_CHACHA20_POLY1305_SHA256} {
-			if !want[tls.CipherSuiteName(id)] {
-				return fmt.Errorf("--tls-ciphersuites=%s cannot be honoured: Go's TLS 1.3 always offers all of its suites", o.TLSCipherSuites)
-			}
-		}
-	}
-	return nil
-}
-
-func parseTLSVersions(list string) (lo, hi uint16, err error) {
-	versions := map[string]uint16{"tlsv1": tls.VersionTLS10, "tlsv1.0": tls.VersionTLS10,
-		"tlsv1.1": tls.VersionTLS11, "tlsv1.2": tls.VersionTLS12, "tlsv1.3": tls.VersionTLS13}
-	for _, name := range strings.Split(list, ",") {
-		v, ok := versions[strings.ToLower(strings.TrimSpace(name))]
-		if !ok {
-			return 0, 0, fmt.Errorf("--tls-version: unknown TLS version %q (known: TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3)", name)
-		}
-		if lo == 0 || v < lo {
-			lo = v
-		}
-		hi = max(hi, v)
-	}
-	return lo, hi, nil
-}
-
-// openSSLCipherNames maps the OpenSSL spellings a DBA uses with --ssl-cipher
-// to Go's suites; Go's own (IANA) names are accepted too.
-var openSSLCipherNames = map[string]uint16{
-	"ECDHE-RSA-AES128-GCM-SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-RSA-AES256-GCM-SHA384":   tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-ECDSA-AES128-GCM-SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-	"ECDHE-ECDSA-AES256-GCM-SHA384": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-	"ECDHE-RSA-CHACHA20-POLY1305":   tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-ECDSA-CHACHA20-POLY1305": tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-	"ECDHE-RSA-AES128-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
-	"ECDHE-RSA-AES256-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
-	"AES128-GCM-SHA256":             tls.TLS_RSA_WITH_AES_128_GCM_SHA256,
-	"AES256-GCM-SHA384":             tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
-	"AES128-SHA":                    tls.TLS_RSA_WITH_AES_128_CBC_SHA,
-	"AES256-SHA":                    tls.TLS_RSA_WITH_AES_256_CBC_SHA,
-}
-
-func parseCiphers(list string) ([]uint16, error) {
-	byName := map[string]uint16{}
-	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
-		byName[s.Name] = s.ID
-	}
-	var ids []uint16
-	for _, name := range strings.Split(list, ":") {
-		name = strings.TrimSpace(name)
-		if id, ok := openSSLCipherNames[name]; ok {
-			ids = append(ids, id)
-		} else if id, ok := byName[name]; ok {
-			ids = append(ids, id)
-		} else {
-			return nil, fmt.Errorf("--ssl-cipher: cipher %q cannot be honoured: Go's TLS does not implement it", name)
-		}
-	}
-	return ids, nil
-}
-
-func applyCompression(c *mysql.Config, o *Options) error {
-	compress := o.Compress
-	if algs := o.CompressionAlgorithms; algs != "" {
-		compress = false
-		for _, a := range strings.Split(algs, ",") {
-			switch strings.ToLower(strings.TrimSpace(a)) {
-			case "zlib":
-				compress = true
-			case "uncompressed":
-			case "zstd":
-				// Acceptable only as an alternative to one we can do.
-			default:
-				return fmt.Errorf("--compression-algorithms: unknown algorithm %q", a)
-			}
-		}
-		if !compress && strings.Contains(strings.ToLower(algs), "zstd") {
-			return errors.New("--compression-algorithms=zstd cannot be honoured: the Go driver implements only zlib")
-		}
-	}
-	return c.Apply(mysql.EnableCompression(compress))
-}
-
-// supportedAuthPlugins are the client plugins built into the driver.
-var supportedAuthPlugins = map[string]bool{
-	"mysql_native_password": true, "caching_sha2_password": true, "sha256_password": true,
-	"mysql_clear_password": true, "mysql_old_password": true, "client_ed25519": true,
-}
-
-func applyAuth(c *mysql.Config, o *Options) error {
-	if o.DefaultAuth != "" && !supportedAuthPlugins[o.DefaultAuth] {
-		return fmt.Errorf("--default-auth=%s cannot be honoured: goslap's driver has no such authentication plugin", o.DefaultAuth)
-	}
-	// The driver answers whatever plugin the server asks for, so a supported
-	// --default-auth needs no further setting; --plugin-dir is moot (all
-	// plugins are built in). The driver also always asks the server for its
-	// RSA key when it needs one, which is --get-server-public-key.
-	if o.DefaultAuth == "mysql_clear_password" || o.EnableCleartextPlugin {
-		c.AllowCleartextPasswords = true
-	}
-	if o.DefaultAuth == "mysql_old_password" {
-		c.AllowOldPasswords = true
-	}
-	if o.ServerPublicKeyPath != "" {
-		key, err := readRSAPublicKey(o.ServerPublicKeyPath)
-		if err != nil {
-			return fmt.Errorf("--server-public-key-path: %w", err)
-		}
-		sum := sha256.Sum256([]byte(o.ServerPublicKeyPath))
-		name := "goslap-" + hex.EncodeToString(sum[:8])
-		mysql.RegisterServerPubKey(name, key)
-		c.ServerPubKey = name
-	}
-	return nil
-}
-
-func readRSAPublicKey(path string) (*rsa.PublicKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, fmt.Errorf("no PEM data in %s", path)
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	rsaKey, ok := pub.(*rsa.PublicKey)
-	if !ok {
-		return nil, fmt.Errorf("%s does not hold an RSA public key", path)
-	}
-	return rsaKey, nil
+	return t
 }

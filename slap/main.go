@@ -109,7 +109,7 @@ func withSchemaHint(o *Options, err error) error {
 		return err
 	}
 	return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + ProgName + ": with only --query nothing is created, so --create-schema must name an existing schema" +
-		" (now '" + o.CreateSchema + "')"}
+		" (now '" + o.CreateSchema + "')", Err: ee.Err}
 }
 
 // finish prints what mysqlslap prints at a normal end (-T) and returns code.

@@ -24,7 +24,7 @@ func checkOutputFiles(o *Options) error {
 		return Exitf(1, "--only-print runs nothing: it cannot be combined with --json")
 	}
 	if err := outpath.Check(outputFiles(o)...); err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	if o.Ext.JSONSet && !JSONToStdout(o) {
 		if err := checkWritable(o.Ext.JSON, false); err != nil {

@@ -254,7 +254,7 @@ func ParseCommandLine(args []string, env Env) (*Options, error) {
 			if errors.As(err, &fe) {
 				return nil, &ExitError{Code: 1, Msg: fe.Msg}
 			}
-			return nil, Exitf(1, "%v", err)
+			return nil, exitWith(err)
 		}
 	}
 	if d.printDefaults {
@@ -328,7 +328,7 @@ func toExitError(err error) error {
 	if errors.As(err, &ee) {
 		return ee
 	}
-	return Exitf(1, "%v", err)
+	return exitWith(err)
 }
 
 // printDefaults is --print-defaults: the words the program would run with,

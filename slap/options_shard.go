@@ -113,7 +113,7 @@ func shardStarter(o *Options, p *sqlgen.Plan, env Env) (*shard.Starter, error) {
 	}
 	for _, c := range p.Concurrency {
 		if err := st.Spec.Check(c); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, exitWith(err)
 		}
 	}
 	return st, nil
@@ -133,18 +133,18 @@ func parseStarter(o *Options, planHash string, log func(string, ...any)) (*shard
 	so := &o.Ext.Shard
 	spec, err := shard.Parse(so.Shard, os.Getenv)
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, exitWith(err)
 	}
 	at := shard.StartAt{Barrier: true, Delay: shard.DefaultBarrierDelay, Text: "barrier"}
 	if so.StartAt != "" {
 		if at, err = shard.ParseStartAt(so.StartAt, time.Now()); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, exitWith(err)
 		}
 	}
 	fail := false
 	if so.LateStart != "" {
 		if fail, err = shard.ParseLateStart(so.LateStart); err != nil {
-			return nil, Exitf(1, "%v", err)
+			return nil, exitWith(err)
 		}
 	}
 	var wait time.Duration
@@ -159,7 +159,7 @@ func parseStarter(o *Options, planHash string, log func(string, ...any)) (*shard
 		runID = hex.EncodeToString(sum[:8])
 	}
 	if err := shard.CheckRunID(runID); err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, exitWith(err)
 	}
 	return &shard.Starter{Spec: spec, At: at, LateFail: fail, RunID: runID, Timeout: wait, Log: log}, nil
 }
@@ -204,7 +204,7 @@ func shardSkeleton(o *Options, seed uint64) *jsondoc.Document {
 func writeShardDocument(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, runErr error) error {
 	doc, err := orchestrator.ShardDocument(shardBase(o, cfg), cfg, res, runErr)
 	if err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	return writeShardJSON(o, stdout, doc)
 }

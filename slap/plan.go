@@ -52,7 +52,7 @@ func readStatements(o *Options) (cfg sqlgen.Config, mistyped, err error) {
 func buildPlan(cfg sqlgen.Config) (*sqlgen.Plan, error) {
 	plan, err := sqlgen.Build(cfg)
 	if err != nil {
-		return nil, Exitf(1, "%s", err)
+		return nil, exitWith(err)
 	}
 	return plan, nil
 }

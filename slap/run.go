@@ -46,7 +46,7 @@ var ErrInterrupted = errors.New("interrupted")
 // errInterruptedExit is how an interrupted run ends: "goslap: interrupted",
 // status 130.
 func errInterruptedExit() error {
-	return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error()}
+	return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error(), Err: ErrInterrupted}
 }
 
 // Run executes c.Plan against the server (spec section 3): it walks the
@@ -170,18 +170,18 @@ func (r *runner) connect() error {
 	o, p := r.o, r.p
 	mainCfg, err := DriverConfig(o, "")
 	if err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	workerCfg, err := DriverConfig(o, p.Schema)
 	if err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	// MariaDB runs --init-command on worker connections only (spec 1.1).
 	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	if r.workers, err = mysqlconn.NewConnector(workerCfg, o.InitCommand); err != nil {
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	if r.main, err = r.mainConn.Connect(nil); err != nil {
 		_, msg := mysqlconn.ConnectError(err, mainCfg.Net, mainCfg.Addr)
@@ -193,7 +193,7 @@ func (r *runner) connect() error {
 		r.echo(stmt)
 		if err := r.main.Exec(stmt); err != nil {
 			r.main.Close()
-			return &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err)}
+			return &ExitError{Code: 1, Msg: ProgName + ":" + mysqlconn.ErrorText(err), Err: err}
 		}
 	}
 	if r.out.Shard != nil && r.out.Shard.Spec.Index != 0 {
@@ -219,7 +219,7 @@ func (r *runner) Main(st mysqlslap.Step) error {
 	err := r.script.Exec(r.ctx, r.main, st)
 	var se *mysqlslap.Error
 	if errors.As(err, &se) {
-		return Exitf(1, "%s", se.Msg)
+		return Exitf(1, "%s", se)
 	}
 	return err
 }
@@ -336,11 +336,11 @@ func (r *runner) loadError(err error) error {
 	case r.ctx.Err() != nil:
 		return r.ctx.Err() // Run turns it into the interrupt's exit status
 	case errors.As(err, &stmt):
-		return Exitf(1, "%s", stmt.Error())
+		return Exitf(1, "%s", stmt)
 	case errors.As(err, &conn):
-		return Exitf(1, "%s", conn.Error())
+		return Exitf(1, "%s", conn)
 	}
-	return Exitf(1, "%v", err)
+	return exitWith(err)
 }
 
 // Done reports one benchmark (engine × concurrency value) from its
@@ -443,7 +443,7 @@ func (r *runner) system(name, command string) error {
 		if r.ctx.Err() != nil {
 			return err // Run turns it into the interrupt's exit status
 		}
-		return Exitf(1, "%v", err)
+		return exitWith(err)
 	}
 	return nil
 }
@@ -486,9 +486,9 @@ func withNote(err error, note string) error {
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
-		return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + note}
+		return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + note, Err: ee.Err}
 	}
-	return &ExitError{Code: 1, Msg: ProgName + ": " + err.Error() + "\n" + note}
+	return &ExitError{Code: 1, Msg: ProgName + ": " + err.Error() + "\n" + note, Err: err}
 }
 
 // verbosef prints one --verbose line when the level is at least min.

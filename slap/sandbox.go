@@ -31,7 +31,7 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 	}
 	// The sandbox confinement rule, before anything starts.
 	if err := compare.CheckSandboxOptions(s.ServerOptions, compare.Target{}); err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, exitWith(err)
 	}
 	var targets []compare.Target
 	defaultUsed := false
@@ -169,12 +169,12 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 		if len(msg) > len(ProgName)+2 && msg[:len(ProgName)+2] == ProgName+": " {
 			msg = msg[len(ProgName)+2:]
 		}
-		return &ExitError{Code: ee.Code, Msg: ProgName + ": target " + te.Label + ": " + msg}
+		return &ExitError{Code: ee.Code, Msg: ProgName + ": target " + te.Label + ": " + msg, Err: ee.Err}
 	}
 	if !comparing && errors.As(err, &te) {
 		err = te.Err
 	}
-	return Exitf(1, "%v", err)
+	return exitWith(err)
 }
 
 // PlotRun writes the --plot chart of a plain run (no sandbox, no targets):

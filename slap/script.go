@@ -47,7 +47,7 @@ func scriptConfig(o *Options, p *sqlgen.Plan, seed uint64) mysqlslap.Config {
 func newScript(cfg mysqlslap.Config) (*mysqlslap.Script, error) {
 	s, err := mysqlslap.New(cfg)
 	if err != nil {
-		return nil, Exitf(1, "%v", err)
+		return nil, exitWith(err)
 	}
 	return s, nil
 }

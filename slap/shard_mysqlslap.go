@@ -110,7 +110,7 @@ func (sh *shardRun) fail(err error) error {
 	if sh.ctx.Err() != nil {
 		return sh.ctx.Err()
 	}
-	return Exitf(1, "%v", err)
+	return exitWith(err)
 }
 
 // step says whether this shard performs a main-connection step of load k:

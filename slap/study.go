@@ -256,7 +256,7 @@ func runWorkload(c *Config, env Env) int {
 		if errors.As(err, &ee) {
 			return report(env.Stderr, ee)
 		}
-		return report(env.Stderr, Exitf(1, "%v", err))
+		return report(env.Stderr, exitWith(err))
 	}
 	return 0
 }
@@ -335,7 +335,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	}
 	if len(o.Args) == 1 {
 		if phase, err = orchestrator.ParsePhase(o.Args[0]); err != nil {
-			return nil, false, Exitf(1, "%v", err)
+			return nil, false, exitWith(err)
 		}
 	}
 	schema := o.CreateSchema
@@ -349,26 +349,26 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	common := workload.Common{Schema: schema, Seed: seed, Verbose: o.Verbose}
 	scales, scaleLabel, err := orchestrator.SplitScales(w.Name, settings, common)
 	if err != nil {
-		return nil, false, Exitf(1, "%v", err)
+		return nil, false, exitWith(err)
 	}
 	wl, err := settings.Build(w.Name, common)
 	if err != nil {
-		return nil, false, Exitf(1, "%v", err)
+		return nil, false, exitWith(err)
 	}
 	cfg = &orchestrator.Config{Workload: w.Name, Settings: settings, Common: common, Phase: phase, NoDrop: o.NoDrop,
 		Scales: scales, ScaleName: scaleLabel, Iterations: int(o.Iterations),
 		Duration: o.Ext.RunTime, Events: o.NumberOfQueries, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate}
 	if o.EngineSet {
 		if cfg.Engines, err = orchestrator.ParseEngines(o.Engine); err != nil {
-			return nil, false, Exitf(1, "%v", err)
+			return nil, false, exitWith(err)
 		}
 	}
 	if cfg.Clients, err = orchestrator.ParseClients(o.Concurrency); err != nil {
-		return nil, false, Exitf(1, "%v", err)
+		return nil, false, exitWith(err)
 	}
 	if w.Sweep != "" {
 		if cfg.Server, err = orchestrator.ParseServerSweep(w.Sweep); err != nil {
-			return nil, false, Exitf(1, "%v", err)
+			return nil, false, exitWith(err)
 		}
 	}
 	if cfg.Duration == 0 && cfg.Events == 0 && (phase == orchestrator.PhaseAll || phase == orchestrator.PhaseRun) {
@@ -460,7 +460,7 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 	}
 	if err != nil {
 		msg := strings.TrimSpace(msgs.String() + "\n" + err.Error())
-		return &ExitError{Code: 1, Msg: msg}
+		return &ExitError{Code: 1, Msg: msg, Err: err}
 	}
 	return nil
 }

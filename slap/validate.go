@@ -94,7 +94,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 	opts := *o
 	c := &Config{Options: &opts, Silent: impliesSilent(o)}
 	if err := sqlgen.CheckCombination(planConfig(o)); err != nil {
-		return nil, Exitf(1, "%s", err)
+		return nil, exitWith(err)
 	}
 	if err := checkExtensions(o); err != nil {
 		return nil, err
@@ -151,13 +151,13 @@ func statementPlan(c *Config, env Env) (*sqlgen.Plan, error) {
 		return nil, mistyped
 	}
 	if err := sqlgen.CheckValues(cfg); err != nil {
-		return nil, Exitf(1, "%s", err)
+		return nil, exitWith(err)
 	}
 	if err := checkLoadType(o); err != nil {
 		return nil, err
 	}
 	if _, err := sqlgen.ParseConcurrency(cfg.Concurrency); err != nil {
-		return nil, Exitf(1, "%s", err)
+		return nil, exitWith(err)
 	}
 	return buildPlan(cfg)
 }
@@ -176,7 +176,7 @@ func impliesSilent(o *Options) bool {
 // mysqlslap's two-word rule does not apply.
 func validateWorkload(c *Config, env Env) error {
 	if err := sqlgen.CheckValues(planConfig(c.Options)); err != nil {
-		return Exitf(1, "%s", err)
+		return exitWith(err)
 	}
 	if err := checkLoadType(c.Options); err != nil {
 		return err
@@ -191,7 +191,7 @@ func validateWorkload(c *Config, env Env) error {
 		if errors.As(err, &ee) {
 			return ee
 		}
-		return Exitf(1, "%v", strings.TrimPrefix(err.Error(), ProgName+": "))
+		return &ExitError{Code: 1, Msg: ProgName + ": " + strings.TrimPrefix(err.Error(), ProgName+": "), Err: err}
 	}
 	c.Workload, c.DefaultStop = cfg, defaultStop
 	// The study's connections read the password when they connect, so

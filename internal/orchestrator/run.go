@@ -236,7 +236,7 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		Point: func(ctx context.Context, p workload.Point, _ Engine) (bool, func(error) error, error) {
 			return r.prepare(ctx, s, p)
 		},
-		Word: runError, Summaries: true,
+		Word: studyWording.Word, Summaries: true,
 		Observer: Observer{Begin: cfg.Observer.Begin, Interval: cfg.Observer.Interval,
 			Iteration: cfg.Observer.Iteration, Cell: cfg.Observer.Cell}}
 	if cfg.Shard != nil {
@@ -395,19 +395,12 @@ func (r *runner) teardown(run context.Context, s *workload.Session, p workload.P
 	return err
 }
 
-// runError words an engine error as one line.
-func runError(err error) error {
-	var ce *engine.ConnectError
-	var cl *engine.ClientError
-	switch {
-	case errors.As(err, &ce):
-		return ce
-	case errors.As(err, &cl):
-		return fmt.Errorf("%s: ERROR %d %s (client %d)", cl.Op, cl.Code, cl.Message, cl.Client)
-	case errors.Is(err, engine.ErrInterrupted):
-		return ErrInterrupted
-	}
-	return err
+// studyWording is how the study words the engine's errors: one line.
+var studyWording = Wording{
+	Client: func(cl *engine.ClientError) string {
+		return fmt.Sprintf("%s: ERROR %d %s (client %d)", cl.Op, cl.Code, cl.Message, cl.Client)
+	},
+	Interrupted: ErrInterrupted,
 }
 
 // ErrInterrupted is a study ended by its context (Ctrl-C).

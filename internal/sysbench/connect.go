@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // DriverConfigs maps the --mysql-* options onto driver configurations, one
@@ -54,20 +56,14 @@ func DriverConfigs(m MySQL) ([]*mysql.Config, error) {
 	}
 	var out []*mysql.Config
 	for _, a := range addrs {
-		c := mysql.NewConfig()
-		c.User, c.Passwd, c.DBName = m.User, m.Password, m.DB
-		c.Net, c.Addr = a.net, a.addr
-		c.Logger = &mysql.NopLogger{}
-		c.ConnectionAttributes = "program_name:goslap-sysbench"
+		o := mysqlconn.Options{Net: a.net, Addr: a.addr, User: m.User, Password: m.Password, Schema: m.DB,
+			Program: "goslap-sysbench", Compress: m.Compression}
 		if m.SSL {
-			c.TLSConfig = "skip-verify"
-		} else {
-			c.TLSConfig = "false"
+			o.TLS.Mode = "REQUIRED" // encrypted, without certificates or verification
 		}
-		if m.Compression {
-			if err := c.Apply(mysql.EnableCompression(true)); err != nil {
-				return nil, fmt.Errorf("--mysql-compression: %w", err)
-			}
+		c, err := mysqlconn.Config(o)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
@@ -76,4 +72,4 @@ func DriverConfigs(m MySQL) ([]*mysql.Config, error) {
 
 // DefaultSocket is the client library's default socket on Debian/Ubuntu's
 // MariaDB, which sysbench's "localhost" uses.
-const DefaultSocket = "/run/mysqld/mysqld.sock"
+const DefaultSocket = mysqlconn.DefaultSocket

@@ -259,7 +259,7 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 	l := &orchestrator.Loop{Workload: wl, Session: s, Clients: conn, Concurrency: counts, Iterations: 1,
 		Limits: orchestrator.Limits{Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
 			Rate: float64(c.Rate), Ignore: c.ignore(), Seed: seed, ReportInterval: time.Duration(c.ReportInterval) * time.Second},
-		Word: runError}
+		Word: wording.Word}
 	var headerErr error
 	l.Observer.Begin = func(_ string, it workload.Iteration) {
 		var mode *oltp.Mode04
@@ -395,19 +395,15 @@ func connectError(network, addr string, err error) error {
 	return fmt.Errorf("unable to connect to MySQL server %s, aborting...\nerror %d: %s", where, code, msg)
 }
 
-// runError words an engine error in sysbench's FATAL style.
-func runError(err error) error {
-	var ce *engine.ConnectError
-	var cl *engine.ClientError
-	switch {
-	case errors.As(err, &ce):
-		return fmt.Errorf("unable to connect to MySQL server, aborting...\nerror %d: %s", ce.Code, ce.Message)
-	case errors.As(err, &cl):
-		return fmt.Errorf("mysql error %d: %s (client %d, %s)", cl.Code, cl.Message, cl.Client, cl.Op)
-	case errors.Is(err, engine.ErrInterrupted):
-		return errors.New("interrupted: no report")
-	}
-	return err
+// wording is how sysbench words the engine's errors: its FATAL lines.
+var wording = orchestrator.Wording{
+	Connect: func(ce *engine.ConnectError) string {
+		return fmt.Sprintf("unable to connect to MySQL server, aborting...\nerror %d: %s", ce.Code, ce.Message)
+	},
+	Client: func(cl *engine.ClientError) string {
+		return fmt.Sprintf("mysql error %d: %s (client %d, %s)", cl.Code, cl.Message, cl.Client, cl.Op)
+	},
+	Interrupted: errors.New("interrupted: no report"),
 }
 
 func slicesMax(v []int) int {

@@ -179,7 +179,9 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		}
 	}
 	if err != nil {
-		return runError(err)
+		// The study words a client's error its way; a connect error is
+		// sysbench's FATAL lines.
+		return orchestrator.Wording{Connect: wording.Connect}.Word(err)
 	}
 	return nil
 }

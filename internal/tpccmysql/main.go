@@ -47,7 +47,7 @@ func IsCommand(word string) bool {
 
 // DefaultSocket is the client library's default socket on Debian/Ubuntu's
 // MariaDB, which host "localhost" means.
-const DefaultSocket = "/run/mysqld/mysqld.sock"
+const DefaultSocket = mysqlconn.DefaultSocket
 
 // Main runs `goslap COMMAND ARGS…` and returns the exit status: 0, or 1
 // after an error, which is one line on stderr.
@@ -95,27 +95,26 @@ func fail(w io.Writer, command string, err error) int {
 
 // driverConfig maps -h -P -S -u -p -d onto the driver: a socket wins, and
 // host "localhost" means the default socket (the client library's rule).
-func driverConfig(c *Config) *mysql.Config {
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.DBName = c.User, c.Password, c.DB
+func driverConfig(c *Config) (*mysql.Config, error) {
+	o := mysqlconn.Options{User: c.User, Password: c.Password, Schema: c.DB,
+		Program: "goslap-" + c.Command, Timeout: 10 * time.Second}
 	switch {
 	case c.Socket != "":
-		cfg.Net, cfg.Addr = "unix", c.Socket
+		o.Net, o.Addr = "unix", c.Socket
 	case c.Host == "localhost":
-		cfg.Net, cfg.Addr = "unix", DefaultSocket
+		o.Net, o.Addr = "unix", DefaultSocket
 	default:
-		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+		o.Net, o.Addr = "tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
 	}
-	cfg.Logger = &mysql.NopLogger{}
-	cfg.ConnectionAttributes = "program_name:goslap-" + c.Command
-	cfg.TLSConfig = "false"
-	cfg.Timeout = 10 * time.Second
-	return cfg
+	return mysqlconn.Config(o)
 }
 
 func execute(ctx context.Context, c *Config, env Env) error {
 	out := env.Stdout
-	cfg := driverConfig(c)
+	cfg, err := driverConfig(c)
+	if err != nil {
+		return err
+	}
 	conn, err := mysqlconn.NewConnector(cfg, "")
 	if err != nil {
 		return err
@@ -304,7 +303,7 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 	l := &orchestrator.Loop{Workload: w, Session: s, Clients: conn,
 		Scales: []int64{int64(c.Warehouses)}, Concurrency: []int{c.Connections}, Iterations: 1,
 		Limits: orchestrator.Limits{Warmup: time.Duration(c.Rampup) * time.Second, Duration: window, Seed: uint64(time.Now().UnixNano())},
-		Word:   runError}
+		Word:   wording.Word}
 	l.Observer.Begin = func(string, workload.Iteration) {
 		writeParameters(out, c)
 		fmt.Fprintf(out, "\nRAMP-UP TIME.(%d sec.)\n", c.Rampup)
@@ -358,22 +357,15 @@ func IntervalLine(iv results.Interval, every time.Duration) string {
 
 func ms(us int64) float64 { return float64(us) / 1000 }
 
-// runError words an engine error as one line.
-func runError(err error) error {
-	var ce *engine.ConnectError
-	var cl *engine.ClientError
-	switch {
-	case errors.As(err, &ce):
-		return ce
-	case errors.As(err, &cl):
+// wording is how tpcc-start words the engine's errors: one line.
+var wording = orchestrator.Wording{
+	Client: func(cl *engine.ClientError) string {
 		if cl.Op == "begin" && cl.Code == 0 {
-			return fmt.Errorf("client %d: %s", cl.Client, cl.Message)
+			return fmt.Sprintf("client %d: %s", cl.Client, cl.Message)
 		}
-		return fmt.Errorf("client %d, %s: ERROR %d %s", cl.Client, cl.Op, cl.Code, cl.Message)
-	case errors.Is(err, engine.ErrInterrupted):
-		return errors.New("interrupted: no report")
-	}
-	return err
+		return fmt.Sprintf("client %d, %s: ERROR %d %s", cl.Client, cl.Op, cl.Code, cl.Message)
+	},
+	Interrupted: errors.New("interrupted: no report"),
 }
 
 func usage(out io.Writer, command string) {
