@@ -23,10 +23,8 @@ import (
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
-	"github.com/goslap/goslap/internal/sysbench"
-	"github.com/goslap/goslap/internal/tpccmysql"
 	"github.com/goslap/goslap/internal/workload"
-	_ "github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads
+	"github.com/goslap/goslap/internal/workload/oltp" // the sysbench OLTP workloads, and their interval line
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
@@ -568,9 +566,9 @@ func parseInterval(v string) (time.Duration, error) {
 // TPC-C, sysbench 1.0's (95th percentile) for the others.
 func intervalPrinter(name string, every time.Duration, w io.Writer) func(results.Interval) {
 	if name == tpcc.Name {
-		return func(iv results.Interval) { fmt.Fprint(w, tpccmysql.IntervalLine(iv, every)) }
+		return func(iv results.Interval) { fmt.Fprint(w, tpcc.IntervalLine(iv, every)) }
 	}
-	return func(iv results.Interval) { fmt.Fprint(w, sysbench.IntervalLine(iv, 95)) }
+	return func(iv results.Interval) { fmt.Fprint(w, oltp.IntervalLine(iv, 95)) }
 }
 
 // showProgress draws goslap's live line on the terminal f during each

@@ -270,7 +270,7 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 		h := header(c, it.Clients, mode, errw)
 		headerErr = h.Write(out)
 	}
-	l.Observer.Interval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+	l.Observer.Interval = func(iv results.Interval) { fmt.Fprint(out, oltp.IntervalLine(iv, pct)) }
 	l.Plan = func(workload.Iteration, *engine.Plan) (func(*results.Benchmark, error) error, error) {
 		return nil, headerErr
 	}

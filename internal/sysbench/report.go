@@ -249,31 +249,6 @@ Threads fairness:
 	return err
 }
 
-// IntervalLine is one --report-interval line (sysbench 1.0's layout; goslap
-// prints it in every dialect). pct selects the latency column: the
-// interval snapshots keep p50, p95 and p99.
-func IntervalLine(iv results.Interval, pct int) string {
-	secs := iv.Length.Seconds()
-	t := iv.Tally
-	q := t.Reads + t.Writes + t.Other
-	var lat int64
-	switch pct {
-	case 0: // percentiles disabled: sysbench prints "lat (ms,0%): 0.00"
-	case 50:
-		lat = iv.Latency.P50
-	case 99:
-		lat = iv.Latency.P99
-	case 95:
-		lat = iv.Latency.P95
-	}
-	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
-		int64(math.Round(iv.At.Seconds())), iv.Clients,
-		perSec(iv.Events, secs), perSec(q, secs),
-		perSec(t.Reads, secs), perSec(t.Writes, secs), perSec(t.Other, secs),
-		pct, float64(lat)/1000,
-		perSec(iv.Errors, secs), perSec(iv.Reconnects, secs))
-}
-
 // Header is what sysbench prints before the run starts.
 type Header struct {
 	Dialect        Dialect

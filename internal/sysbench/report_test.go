@@ -14,6 +14,7 @@ import (
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // scanReport reads the figures back out of a report in sysbench's layout
@@ -174,7 +175,7 @@ func TestIntervalLayout10(t *testing.T) {
 			Tally:  workload.Tally{Reads: uint64(f(m[4])*1000 + 0.5), Writes: uint64(f(m[5])*1000 + 0.5), Other: uint64(f(m[6])*1000 + 0.5)},
 			Errors: uint64(f(m[8])*1000 + 0.5), Reconnects: uint64(f(m[9])*1000 + 0.5),
 			Latency: latency.Percentiles{P95: int64(f(m[7])*1000 + 0.5)}}
-		if got := IntervalLine(iv, 95); got != m[0]+"\n" {
+		if got := oltp.IntervalLine(iv, 95); got != m[0]+"\n" {
 			t.Errorf("got  %q\nwant %q", got, m[0]+"\n")
 		}
 	}
@@ -187,7 +188,7 @@ func TestIntervalPercentile(t *testing.T) {
 	iv := results.Interval{At: time.Second, Length: time.Second, Clients: 1, Events: 10,
 		Latency: latency.Percentiles{P50: 100, P95: 950, P99: 990}}
 	for pct, want := range map[int]string{0: "lat (ms,0%): 0.00 ", 50: "lat (ms,50%): 0.10 ", 95: "lat (ms,95%): 0.95 ", 99: "lat (ms,99%): 0.99 "} {
-		if got := IntervalLine(iv, pct); !strings.Contains(got, want) {
+		if got := oltp.IntervalLine(iv, pct); !strings.Contains(got, want) {
 			t.Errorf("pct %d: %q lacks %q", pct, got, want)
 		}
 	}

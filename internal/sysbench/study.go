@@ -14,6 +14,7 @@ import (
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // Extras are goslap's options on top of a sysbench command line: targets,
@@ -163,7 +164,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	}
 	if c.ReportInterval > 0 {
 		cfg.ReportInterval = time.Duration(c.ReportInterval) * time.Second
-		cfg.Observer.Interval = func(iv results.Interval) { fmt.Fprint(out, IntervalLine(iv, pct)) }
+		cfg.Observer.Interval = func(iv results.Interval) { fmt.Fprint(out, oltp.IntervalLine(iv, pct)) }
 	}
 	if err := cfg.Check(); err != nil {
 		return fatalf("%v", err)

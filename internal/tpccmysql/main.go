@@ -312,7 +312,7 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 		l.Limits.ReportInterval = interval
 		l.Observer.Interval = func(iv results.Interval) {
 			measuring()
-			fmt.Fprint(out, IntervalLine(iv, interval))
+			fmt.Fprint(out, tpcc.IntervalLine(iv, interval))
 		}
 	}
 	l.Observer.Iteration = func(_ string, b *results.Benchmark) error {
@@ -332,30 +332,6 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 	}
 	return nil
 }
-
-// IntervalLine is tpcc-mysql's interval line: seconds into the measured
-// time, then New-Order's count, 95th and 99th percentiles and maximum,
-// then count|maximum for Payment, Order-Status, Delivery and Stock-Level;
-// times in ms of elapsed time at µs resolution (tpcc-mysql floors its
-// percentiles at 1 ms).
-func IntervalLine(iv results.Interval, every time.Duration) string {
-	var ops [5]struct {
-		n             int64
-		p95, p99, max float64
-	}
-	for i := range ops {
-		if i < len(iv.Ops) {
-			o := iv.Ops[i]
-			ops[i].n, ops[i].p95, ops[i].p99, ops[i].max = o.Count, ms(o.P95), ms(o.P99), ms(o.Max)
-		}
-	}
-	at := iv.At.Round(every) / time.Second
-	return fmt.Sprintf("%4d, trx: %d, 95%%: %.3f, 99%%: %.3f, max_rt: %.3f, %d|%.3f, %d|%.3f, %d|%.3f, %d|%.3f\n",
-		at, ops[0].n, ops[0].p95, ops[0].p99, ops[0].max,
-		ops[1].n, ops[1].max, ops[2].n, ops[2].max, ops[3].n, ops[3].max, ops[4].n, ops[4].max)
-}
-
-func ms(us int64) float64 { return float64(us) / 1000 }
 
 // wording is how tpcc-start words the engine's errors: one line.
 var wording = orchestrator.Wording{
