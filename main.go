@@ -2,7 +2,7 @@
 // `goslap sysbench …` takes sysbench command lines (package sysbench),
 // `goslap tpcc-load …` and `goslap tpcc-start …` tpcc-mysql's (package
 // tpccmysql); `goslap merge …` merges the shard documents of a run split
-// over several machines (slap.MergeMain, package merge). Each front end
+// over several machines (mysqlslap.MergeMain, package merge). Each front end
 // turns its command line into a configuration and runs it through the one
 // orchestrator (internal/orchestrator); this file only picks the front end.
 package main
@@ -10,10 +10,10 @@ package main
 import (
 	"os"
 
+	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/footprint"
 	"github.com/goslap/goslap/internal/sysbench"
 	"github.com/goslap/goslap/internal/tpccmysql"
-	"github.com/goslap/goslap/slap"
 )
 
 // command is a front end chosen by the first argument: is says whether a
@@ -31,10 +31,10 @@ func named(name string) func(string) bool { return func(word string) bool { retu
 // other command line.
 var commands = []command{
 	{named("sysbench"), func(_ string, args []string) int {
-		sysbench.Version = slap.Version
+		sysbench.Version = mysqlslap.Version
 		return sysbench.Main(args, sysbench.Env{Stdout: os.Stdout, Stderr: os.Stderr})
 	}},
-	{named("merge"), func(_ string, args []string) int { return slap.MergeMain(args, os.Stdout, os.Stderr) }},
+	{named("merge"), func(_ string, args []string) int { return mysqlslap.MergeMain(args, os.Stdout, os.Stderr) }},
 	{tpccmysql.IsCommand, func(word string, args []string) int {
 		return tpccmysql.Main(word, args, tpccmysql.Env{Stdout: os.Stdout, Stderr: os.Stderr})
 	}},
@@ -51,5 +51,5 @@ func main() {
 			}
 		}
 	}
-	os.Exit(slap.Main(os.Args))
+	os.Exit(mysqlslap.Main(os.Args))
 }
