@@ -11,9 +11,9 @@ import (
 	"os"
 
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
+	"github.com/goslap/goslap/internal/cli/tpccmysql"
 	"github.com/goslap/goslap/internal/footprint"
 	"github.com/goslap/goslap/internal/sysbench"
-	"github.com/goslap/goslap/internal/tpccmysql"
 )
 
 // command is a front end chosen by the first argument: is says whether a

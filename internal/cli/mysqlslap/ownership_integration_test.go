@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goslap/goslap/internal/cli/tpccmysql"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
-	"github.com/goslap/goslap/internal/tpccmysql"
 )
 
 // sqlExec runs statements as root on the test server.
