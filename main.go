@@ -2,7 +2,7 @@
 // `goslap sysbench …` takes sysbench command lines (package sysbench),
 // `goslap tpcc-load …` and `goslap tpcc-start …` tpcc-mysql's (package
 // tpccmysql); `goslap merge …` merges the shard documents of a run split
-// over several machines (mysqlslap.MergeMain, package merge). Each front end
+// over several machines (internal/cli/merge). Each front end
 // turns its command line into a configuration and runs it through the one
 // orchestrator (internal/orchestrator); this file only picks the front end.
 package main
@@ -10,6 +10,7 @@ package main
 import (
 	"os"
 
+	"github.com/goslap/goslap/internal/cli/merge"
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/cli/tpccmysql"
 	"github.com/goslap/goslap/internal/footprint"
@@ -34,7 +35,7 @@ var commands = []command{
 		sysbench.Version = mysqlslap.Version
 		return sysbench.Main(args, sysbench.Env{Stdout: os.Stdout, Stderr: os.Stderr})
 	}},
-	{named("merge"), func(_ string, args []string) int { return mysqlslap.MergeMain(args, os.Stdout, os.Stderr) }},
+	{named("merge"), func(_ string, args []string) int { return merge.Main(args, os.Stdout, os.Stderr) }},
 	{tpccmysql.IsCommand, func(word string, args []string) int {
 		return tpccmysql.Main(word, args, tpccmysql.Env{Stdout: os.Stdout, Stderr: os.Stderr})
 	}},

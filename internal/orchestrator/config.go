@@ -1,15 +1,21 @@
-// Package orchestrator runs every load goslap makes; its full form runs the benchmark matrix of a registered workload (OLTP,
+// Package orchestrator drives every load goslap runs: it is the only
+// caller of engine.Run. Its one loop (Loop) runs engines × table sizes ×
+// concurrency × iterations on a connected target, telling observers as it
+// goes; Run wraps it in the full matrix of a registered workload (OLTP,
 // TPC-C, ...) from one validated configuration, as a DBA's study needs it:
 //
 //	Config ──Run──▶ per server-option value ▶ per target (compare.Run: sandboxes, servers)
-//	       ▶ per engine ▶ per table size: Setup (prepare) ▶ on-disk sizes
+//	       ▶ Loop: per engine ▶ per table size: Setup (prepare) ▶ on-disk sizes
 //	       ▶ per concurrency ▶ per iteration: engine.Run ▶ Observer
 //	       ▶ Teardown (cleanup)  ──▶ side-by-side table and chart (internal/compare)
 //
-// Front ends (goslap's mysqlslap-style command line, `goslap sysbench`)
-// parse their options into a Config and hand it over; this package never
-// sees a command line. A phase (prepare, run, cleanup) runs one part of the
-// matrix alone, as sysbench's commands do.
+// Front ends (internal/cli/mysqlslap's --workload, `goslap sysbench`)
+// parse their options into a Config and hand it over; those that connect
+// to their one server themselves (mysqlslap's load, sysbench's plain
+// commands, tpcc-start) run a Loop with their reports as observers and
+// their own knobs as hooks. This package never sees a command line. A
+// phase (prepare, run, cleanup) runs one part of the matrix alone, as
+// sysbench's commands do.
 package orchestrator
 
 import (

@@ -13,15 +13,16 @@ import (
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results/slapreport"
 )
 
 // frontEnd and workloadName are how the --json document names this
 // command line and the mysqlslap workload.
 const (
-	frontEnd     = "mysqlslap"
-	workloadName = "mysqlslap"
+	frontEnd     = slapreport.FrontEnd
+	workloadName = slapreport.Workload
 	// queryOp is mysqlslap's one kind of measured unit: a statement.
-	queryOp = "query"
+	queryOp = slapreport.QueryOp
 )
 
 // RunRecord collects what the --json document reports over one whole

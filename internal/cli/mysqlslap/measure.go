@@ -40,7 +40,7 @@ func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, b
 		}
 		seconds += b.Elapsed.Seconds()
 	}
-	res.finishMeasurements(rec, seconds)
+	res.FinishMeasurements(rec, seconds)
 	if timeBound(o) && res.Concurrency > 0 {
 		// "Average number of queries per client" of a time-bound run is
 		// what the clients executed, not a configured limit.

@@ -34,7 +34,7 @@ func latencyResult(paced bool) *BenchmarkResult {
 	rec.Reconnects = 1
 	r := &BenchmarkResult{Engine: "innodb", HasEngine: true, LoadType: "mixed", Concurrency: 4,
 		QueriesPerClient: 500, IterationMillis: []int64{1010, 990, 1003}}
-	r.finishMeasurements(rec, 3.0)
+	r.FinishMeasurements(rec, 3.0)
 	if paced {
 		r.TargetRate, r.RateKept = 700, false
 	}

@@ -87,14 +87,6 @@ func TestDebugInfoGolden(t *testing.T) {
 	}
 }
 
-func TestFormatSeconds(t *testing.T) {
-	for ms, want := range map[int64]string{0: "0.000", 3: "0.003", 1007: "1.007", 12345: "12.345", 60000: "60.000"} {
-		if got := formatSeconds(ms); got != want {
-			t.Errorf("formatSeconds(%d) = %q, want %q", ms, got, want)
-		}
-	}
-}
-
 func TestIterationMillis(t *testing.T) {
 	base := time.Date(2024, 1, 1, 0, 0, 10, 0, time.UTC)
 	at := func(sec int, usec int) time.Time {

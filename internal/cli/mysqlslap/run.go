@@ -365,27 +365,6 @@ func (r *runner) report(res *BenchmarkResult) error {
 	return writeResult(r.out.Stdout, r.out.CSV, res, !r.c.Silent, r.c.Options.Ext.Latency)
 }
 
-// writeResult is mysqlslap's report of one result, of a run or merged
-// from shards: the Benchmark block on stdout (block), the CSV line on csv
-// (if not nil), each with goslap's --latency figures (latency).
-func writeResult(stdout, csv io.Writer, res *BenchmarkResult, block, latency bool) error {
-	writeBlock, writeCSV := WriteBenchmark, WriteCSVLine
-	if latency {
-		writeBlock, writeCSV = WriteBenchmarkLatency, WriteCSVLineLatency
-	}
-	if block {
-		if err := writeBlock(stdout, res); err != nil {
-			return Exitf(1, "writing the report: %v", err)
-		}
-	}
-	if csv != nil {
-		if err := writeCSV(csv, res); err != nil {
-			return Exitf(1, "writing the CSV line: %v", err)
-		}
-	}
-	return nil
-}
-
 // progressLabel names a load on the progress line.
 func progressLabel(engine sqlgen.Engine, clients, it, iterations int) string {
 	label := fmt.Sprintf("%d clients, iteration %d/%d", clients, it, iterations)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/goslap/goslap/internal/merge"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/testserver"
 	"github.com/goslap/goslap/internal/testserver/servertest"
@@ -111,14 +112,25 @@ func TestShardedMysqlslapRate(t *testing.T) {
 			t.Errorf("shard %d: %d clients, rate %+v, executed %d; want %d clients at %g/s", i, b.Concurrency, b.Rate, b.Executed, want.clients, want.rate)
 		}
 	}
-	merged := filepath.Join(dir, "merged.json")
-	if code, _, stderr := runMerge(append(files, "--json="+merged)...); code != 0 {
-		t.Fatalf("merge: %s", stderr)
+	// The shards' documents merge (package merge, which goslap merge runs).
+	var in []merge.Input
+	for _, f := range files {
+		data, err := merge.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := merge.Decode(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, merge.Input{Name: f, Doc: d})
 	}
-	data, _ := os.ReadFile(merged)
-	d, err := jsondoc.Decode(bytes.NewReader(data))
-	if err != nil || d.Benchmarks[0].Concurrency != 5 || d.Benchmarks[0].Rate == nil || d.Benchmarks[0].Rate.Target != 200 {
-		t.Errorf("merged: %v %+v", err, d.Benchmarks)
+	res, err := merge.Merge(in, merge.Options{})
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if d := res.Doc; d.Benchmarks[0].Concurrency != 5 || d.Benchmarks[0].Rate == nil || d.Benchmarks[0].Rate.Target != 200 {
+		t.Errorf("merged: %+v", d.Benchmarks)
 	}
 }
 

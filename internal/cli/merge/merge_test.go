@@ -1,4 +1,4 @@
-package mysqlslap
+package merge
 
 import (
 	"bytes"
@@ -10,15 +10,17 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/merge"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results/slapreport"
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 var mergeT0 = time.Date(2026, 12, 3, 16, 0, 0, 0, time.UTC)
 
 // mergeShardDoc is shard i of n of a run of workload (front end
-// frontEnd) whose clients recorded samples (µs) in each of two
+// slapreport.FrontEnd) whose clients recorded samples (µs) in each of two
 // iterations of wall time wall, the shard starting startOffset late.
 func mergeShardDoc(t *testing.T, front, wl string, opts map[string]any, i, n, clients int, samples []int64, startOffset, wall time.Duration) *jsondoc.Document {
 	t.Helper()
@@ -55,7 +57,7 @@ func mergeShardDoc(t *testing.T, front, wl string, opts map[string]any, i, n, cl
 		start := mergeT0.Add(time.Duration(it)*time.Minute + startOffset)
 		b.Iterations = append(b.Iterations, jsondoc.Iteration{Start: start, End: start.Add(wall), Millis: wall.Milliseconds()})
 	}
-	if wl != workloadName {
+	if wl != slapreport.Workload {
 		b.Ops[0].Name = "point_select"
 		b.Figures = &jsondoc.Figures{Transactions: executed, Statements: executed, Reads: executed, Histogram: enc, Latency: latency.Figures(h)}
 	}
@@ -69,11 +71,11 @@ func writeShardDocs(t *testing.T, docs ...*jsondoc.Document) []string {
 	var files []string
 	for i, d := range docs {
 		var b bytes.Buffer
-		b.WriteString("a log line\n" + shardDocBegin + "\n")
+		b.WriteString("a log line\n" + merge.DocBegin + "\n")
 		if err := jsondoc.Encode(&b, d); err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(shardDocEnd + "\n")
+		b.WriteString(merge.DocEnd + "\n")
 		f := filepath.Join(dir, "shard-"+strconv.Itoa(i)+".log")
 		if err := os.WriteFile(f, b.Bytes(), 0o600); err != nil {
 			t.Fatal(err)
@@ -85,7 +87,7 @@ func writeShardDocs(t *testing.T, docs ...*jsondoc.Document) []string {
 
 func runMerge(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = MergeMain(args, &out, &errb)
+	code = Main(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -96,8 +98,8 @@ func runMerge(args ...string) (code int, stdout, stderr string) {
 func TestMergeReports(t *testing.T) {
 	slap := func(opts map[string]any) []string {
 		return writeShardDocs(t,
-			mergeShardDoc(t, frontEnd, workloadName, opts, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
-			mergeShardDoc(t, frontEnd, workloadName, opts, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond))
+			mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, opts, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
+			mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, opts, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond))
 	}
 	block := "Benchmark\n" +
 		"\tAverage number of seconds to run all queries: 1.620 seconds\n" +
@@ -126,8 +128,8 @@ func TestMergeReports(t *testing.T) {
 		{"csv with latency", slap(nil), []string{"--csv=-", "--latency"}, ",mixed,1.620,1.620,1.620,5,2,20,1,6.173,0.900,10.007,10.007,10.007,10.007,0.000\n"},
 		{"silent shards", slap(map[string]any{"silent": true}), nil, ""},
 		{"workload", writeShardDocs(t,
-			mergeShardDoc(t, frontEnd, "oltp_point_select", nil, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
-			mergeShardDoc(t, frontEnd, "oltp_point_select", nil, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond)),
+			mergeShardDoc(t, slapreport.FrontEnd, "oltp_point_select", nil, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
+			mergeShardDoc(t, slapreport.FrontEnd, "oltp_point_select", nil, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond)),
 			nil, block +
 				"\tWorkload: oltp_point_select, 2 iterations\n" +
 				"\tTransactions: 20 (6.17 per sec.)\n" +
@@ -148,7 +150,7 @@ func TestMergeReports(t *testing.T) {
 // TestMergeReportIsTheLiveReport: the block merge prints for a merged
 // mysqlslap benchmark is the live reporter's for the same figures.
 func TestMergeReportIsTheLiveReport(t *testing.T) {
-	res := BenchmarkResult{Concurrency: 5, QueriesPerClient: 2, IterationMillis: []int64{1620, 1620}, LoadType: "mixed"}
+	res := slapreport.BenchmarkResult{Concurrency: 5, QueriesPerClient: 2, IterationMillis: []int64{1620, 1620}, LoadType: "mixed"}
 	res.Executed, res.Errors, res.QPS = 20, 1, 20/3.24
 	h := latency.NewHistogram()
 	for range 2 {
@@ -159,12 +161,12 @@ func TestMergeReportIsTheLiveReport(t *testing.T) {
 	res.Latency = latency.Figures(h)
 	res.ErrorsByCode = []latency.ErrorCount{{Code: 1213, Count: 1, Message: "Deadlock found when trying to get lock"}}
 	var live bytes.Buffer
-	if err := writeResult(&live, nil, &res, true, true); err != nil {
+	if err := slapreport.Write(&live, nil, &res, true, true); err != nil {
 		t.Fatal(err)
 	}
 	files := writeShardDocs(t,
-		mergeShardDoc(t, frontEnd, workloadName, nil, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
-		mergeShardDoc(t, frontEnd, workloadName, nil, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond))
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 0, 2, 2, []int64{1000, 2000, 3000, 4000}, 0, 1500*time.Millisecond),
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 1, 2, 3, []int64{500, 600, 700, 800, 900, 10000}, 20*time.Millisecond, 1600*time.Millisecond))
 	if _, merged, _ := runMerge(append([]string{"--latency"}, files...)...); merged != live.String() {
 		t.Errorf("merged:\n%s\nlive:\n%s", merged, live.String())
 	}
@@ -172,8 +174,8 @@ func TestMergeReportIsTheLiveReport(t *testing.T) {
 
 func TestMergeCommandLine(t *testing.T) {
 	files := writeShardDocs(t,
-		mergeShardDoc(t, frontEnd, workloadName, nil, 0, 2, 2, []int64{1000, 2000}, 0, time.Second),
-		mergeShardDoc(t, frontEnd, workloadName, nil, 1, 2, 2, []int64{1000, 2000}, 0, time.Second))
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 0, 2, 2, []int64{1000, 2000}, 0, time.Second),
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 1, 2, 2, []int64{1000, 2000}, 0, time.Second))
 	dir := t.TempDir()
 	merged := filepath.Join(dir, "merged.json")
 	if code, stdout, stderr := runMerge(append(files, "--json="+merged)...); code != 0 || !strings.HasPrefix(stdout, "Benchmark\n") {
@@ -203,7 +205,7 @@ func TestMergeCommandLine(t *testing.T) {
 			t.Errorf("merge %v = %d, %q; want an error with %q", tc.args, code, stderr, tc.err)
 		}
 	}
-	if code, stdout, _ := runMerge("--help"); code != 0 || stdout != MergeUsage {
+	if code, stdout, _ := runMerge("--help"); code != 0 || stdout != Usage {
 		t.Errorf("--help: %d %q", code, stdout)
 	}
 }
@@ -223,7 +225,7 @@ func TestMergeTPCCReport(t *testing.T) {
 	var counts tpcc.Counts
 	var docs []*jsondoc.Document
 	for si, shardSamples := range samples {
-		d := mergeShardDoc(t, frontEnd, "tpcc", nil, si, 2, 2, []int64{1000}, time.Duration(si)*5*time.Millisecond, time.Second)
+		d := mergeShardDoc(t, slapreport.FrontEnd, "tpcc", nil, si, 2, 2, []int64{1000}, time.Duration(si)*5*time.Millisecond, time.Second)
 		b := &d.Benchmarks[0]
 		b.Ops = nil
 		var rb results.Benchmark
@@ -280,8 +282,8 @@ func TestMergeTPCCReport(t *testing.T) {
 // not one run's; merge refuses them in one line unless --allow-disjoint.
 func TestMergeRefusesDisjointRuns(t *testing.T) {
 	files := writeShardDocs(t,
-		mergeShardDoc(t, frontEnd, workloadName, nil, 0, 2, 2, []int64{1000, 2000}, 0, 40*time.Millisecond),
-		mergeShardDoc(t, frontEnd, workloadName, nil, 1, 2, 2, []int64{1000, 2000}, 4900*time.Millisecond, 40*time.Millisecond))
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 0, 2, 2, []int64{1000, 2000}, 0, 40*time.Millisecond),
+		mergeShardDoc(t, slapreport.FrontEnd, slapreport.Workload, nil, 1, 2, 2, []int64{1000, 2000}, 4900*time.Millisecond, 40*time.Millisecond))
 	code, _, stderr := runMerge(files...)
 	if want := "started 4.86s after shard 0"; code != 1 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("merge = %d, %q; want one line with %q", code, stderr, want)

@@ -1,29 +1,33 @@
-package mysqlslap
-
-// goslap merge: the documents of the shards of one run (package merge
+// Package merge is the `goslap merge` front end: the documents of the shards of one run (package merge
 // combines them) printed through the reporters of a run on one machine:
 // mysqlslap's Benchmark block, CSV line and --latency lines for the
 // mysqlslap workload, the study's block and workload lines for
 // --workload runs.
+package merge
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/goslap/goslap/internal/exit"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/merge"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results/slapreport"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
-// MergeUsage is `goslap merge`'s synopsis.
-const MergeUsage = "Usage: goslap merge [--allow-partial] [--allow-disjoint] [--json=FILE] [--csv[=FILE]] [--latency] SHARD.json...\n" +
+// Usage is `goslap merge`'s synopsis.
+const Usage = "Usage: goslap merge [--allow-partial] [--allow-disjoint] [--json=FILE] [--csv[=FILE]] [--latency] SHARD.json...\n" +
 	"Merges the --json documents of the shards of one run (--shard=I/N) into one report, printed as the run on one\n" +
 	"machine prints it (with --latency's lines when the shards ran with --latency).\n" +
 	"  --allow-partial  report the shards there are (flagged partial) when some are missing or repeated\n" +
@@ -96,15 +100,15 @@ func parseMerge(args []string) (*mergeCommand, error) {
 	return c, nil
 }
 
-// MergeMain is `goslap merge ARGS`: it returns the exit status.
-func MergeMain(args []string, stdout, stderr io.Writer) int {
+// Main is `goslap merge ARGS`: it returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, ProgName+": "+format+"\n", a...)
+		fmt.Fprintf(stderr, progName+": "+format+"\n", a...)
 		return 1
 	}
 	for _, a := range args {
 		if a == "--help" || a == "-?" {
-			io.WriteString(stdout, MergeUsage)
+			io.WriteString(stdout, Usage)
 			return 0
 		}
 		if a == "--" {
@@ -142,12 +146,12 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 		return fail("merge: the documents hold no benchmark")
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", ProgName, w)
+		fmt.Fprintf(stderr, "%s: warning: %s\n", progName, w)
 	}
 	writeMergeNote(stderr, d)
 	if c.json != "" {
 		// The document is written as a run's --json writes it.
-		if err := writeJSON(&Options{Ext: Extensions{JSONSet: true, JSON: c.json}}, stdout, d); err != nil {
+		if err := writeJSON(c.json, stdout, d); err != nil {
 			return report(stderr, err)
 		}
 	}
@@ -179,7 +183,7 @@ func writeMergeNote(w io.Writer, d *jsondoc.Document) {
 			partial = fmt.Sprintf(", PARTIAL: shards %v missing", m.Missing)
 		}
 		fmt.Fprintf(w, "%s: merged benchmark %d: shards %v of %d (run %s)%s, start skew per iteration (ms): %s\n",
-			ProgName, i+1, m.Shards, m.Count, m.RunID, partial, strings.Join(parts, " "))
+			progName, i+1, m.Shards, m.Count, m.RunID, partial, strings.Join(parts, " "))
 	}
 }
 
@@ -191,10 +195,10 @@ func (c *mergeCommand) report(stdout io.Writer, d *jsondoc.Document) error {
 		lat = true
 	}
 	silent, _ := d.Options["silent"].(bool)
-	if d.FrontEnd == frontEnd && d.Benchmarks[0].Workload == workloadName {
-		csv, closeCSV, err := OpenCSV(&Options{CSVSet: c.csvSet, CSV: c.csv}, stdout)
+	if d.FrontEnd == slapreport.FrontEnd && d.Benchmarks[0].Workload == slapreport.Workload {
+		csv, closeCSV, err := slapreport.OpenCSV(c.csvSet, c.csv, stdout)
 		if err != nil {
-			return err
+			return exitWith(err)
 		}
 		defer closeCSV()
 		for i := range d.Benchmarks {
@@ -202,8 +206,8 @@ func (c *mergeCommand) report(stdout io.Writer, d *jsondoc.Document) error {
 			if err != nil {
 				return Exitf(1, "merge: benchmark %d: %v", i+1, err)
 			}
-			if err := writeResult(stdout, csv, &res, !silent && !c.csvSet, lat); err != nil {
-				return err
+			if err := slapreport.Write(stdout, csv, &res, !silent && !c.csvSet, lat); err != nil {
+				return exitWith(err)
 			}
 		}
 		return nil
@@ -235,19 +239,19 @@ func (c *mergeCommand) report(stdout io.Writer, d *jsondoc.Document) error {
 
 // mergedResult is a merged mysqlslap benchmark as the result a run
 // reports.
-func mergedResult(b *jsondoc.Benchmark) (BenchmarkResult, error) {
-	r := BenchmarkResult{Engine: b.Engine, HasEngine: b.Engine != "", LoadType: b.LoadType,
+func mergedResult(b *jsondoc.Benchmark) (slapreport.BenchmarkResult, error) {
+	r := slapreport.BenchmarkResult{Engine: b.Engine, HasEngine: b.Engine != "", LoadType: b.LoadType,
 		Concurrency: b.Concurrency, QueriesPerClient: b.QueriesPerClient}
 	for _, it := range b.Iterations {
 		r.IterationMillis = append(r.IterationMillis, it.Millis)
-		r.IterationBounds = append(r.IterationBounds, Bounds{Start: it.Start, End: it.End})
+		r.IterationBounds = append(r.IterationBounds, slapreport.Bounds{Start: it.Start, End: it.End})
 	}
 	m := &r.Measurements
 	m.Executed, m.Errors, m.ErrorsByCode, m.Reconnects = b.Executed, b.Errors, b.ErrorsByCode, b.Reconnects
 	m.Seconds, m.QPS, m.StdDevMillis = b.Seconds, b.QPS, b.StdDevMillis
 	for i := range b.Ops {
 		op := &b.Ops[i]
-		if op.Name != queryOp {
+		if op.Name != slapreport.QueryOp {
 			continue
 		}
 		var err error
@@ -321,4 +325,59 @@ func mergedCell(b *jsondoc.Benchmark) (*orchestrator.Cell, error) {
 		c.Summary = r
 	}
 	return c, nil
+}
+
+// progName prefixes the messages, as in every front end.
+const progName = "goslap"
+
+// Exitf is an exit.Error of status code, "goslap: " + the formatted text;
+// the first error among args is its cause.
+func Exitf(code int, format string, args ...any) *exit.Error {
+	e := &exit.Error{Code: code, Msg: progName + ": " + fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Err = err
+			break
+		}
+	}
+	return e
+}
+
+// exitWith is err as an exit.Error of status 1, keeping it as the cause.
+func exitWith(err error) *exit.Error { return exit.Wrap(1, progName+": ", err) }
+
+// report prints err (an exit.Error's own lines, else "goslap: " + its
+// text) and returns the exit status it calls for.
+func report(stderr io.Writer, err error) int {
+	var ee *exit.Error
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(stderr, ee.Msg)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", progName, err)
+	return 1
+}
+
+// writeJSON writes the merged document as a run's --json writes it: to
+// stdout for "-", else to the file.
+func writeJSON(path string, stdout io.Writer, doc *jsondoc.Document) error {
+	var b bytes.Buffer
+	if err := jsondoc.Encode(&b, doc); err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	var err error
+	if path == "" || path == "-" {
+		if f, ok := stdout.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = os.WriteFile(path, b.Bytes(), 0o666)
+	}
+	if err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package mysqlslap
+package slapreport
 
 import (
 	"io"
