@@ -49,11 +49,11 @@ func errInterruptedExit() error {
 	return &ExitError{Code: 130, Msg: ProgName + ": " + ErrInterrupted.Error(), Err: ErrInterrupted}
 }
 
-// Run executes c.Plan against the server (spec section 3): it walks the
-// run's mysqlslap script (internal/workload/mysqlslap): for every engine,
-// every concurrency value and every iteration the main connection's steps
-// (schema, create list, hooks) run here and the timed load runs on the
-// engine; each concurrency value's Benchmark block (unless silent) and CSV
+// Run executes c.Plan against the server (spec section 3): it runs the
+// run's mysqlslap script (internal/workload/mysqlslap) through the
+// orchestrator's loop: for every engine, every concurrency value and every
+// iteration the main connection's steps (schema, create list, hooks) run
+// here and the timed load runs on the engine; each concurrency value's Benchmark block (unless silent) and CSV
 // line are written from the engine's results as soon as its iterations are
 // done. It returns the results in order.
 //

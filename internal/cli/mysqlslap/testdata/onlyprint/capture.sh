@@ -1,6 +1,6 @@
 #!/bin/bash
 # Regenerates the golden files of cases.txt from the real mariadb-slap.
-# Run from anywhere: slap/testdata/onlyprint/capture.sh [path-to-mariadb-slap]
+# Run from anywhere: internal/cli/mysqlslap/testdata/onlyprint/capture.sh [path-to-mariadb-slap]
 # fixed-* cases are skipped (hand-written, see cases.txt).
 set -euo pipefail
 cd "$(dirname "$0")"

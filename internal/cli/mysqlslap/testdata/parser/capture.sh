@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Capture what the real mariadb-slap prints for every case of cases.txt into
 # golden/NAME.txt, so that the goslap parser tests replay them.
-# usage: slap/testdata/parser/capture.sh   (needs /usr/bin/mariadb-slap)
+# usage: internal/cli/mysqlslap/testdata/parser/capture.sh   (needs /usr/bin/mariadb-slap)
 #
 # Each golden file has the sections "-- rc --", "-- stdout --", "-- stderr --".
 # Normalisation: the program name becomes goslap; the version line becomes
