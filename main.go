@@ -12,9 +12,9 @@ import (
 
 	"github.com/goslap/goslap/internal/cli/merge"
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
+	"github.com/goslap/goslap/internal/cli/sysbench"
 	"github.com/goslap/goslap/internal/cli/tpccmysql"
 	"github.com/goslap/goslap/internal/footprint"
-	"github.com/goslap/goslap/internal/sysbench"
 )
 
 // command is a front end chosen by the first argument: is says whether a

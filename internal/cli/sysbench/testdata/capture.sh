@@ -4,7 +4,7 @@
 # Starts a throwaway mariadbd (private datadir and socket in a temp dir,
 # removed at exit), runs the real sysbench against it and writes its stdout,
 # as it is, to *.golden here.
-# Usage: internal/sysbench/testdata/capture.sh   (needs sysbench, mariadbd,
+# Usage: internal/cli/sysbench/testdata/capture.sh   (needs sysbench, mariadbd,
 # mariadb-install-db, mariadb). The 0.4/0.5 captures (legacy/) come from
 # tools/sysbench-legacy/capture.sh.
 set -eu
