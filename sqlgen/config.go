@@ -12,7 +12,7 @@ type Source struct {
 	Set  bool // the option was given (an empty Text is still a list)
 }
 
-// Config is exactly what Build needs; package slap maps its Options onto it.
+// Config is exactly what Build needs; package mysqlslap (internal/cli/mysqlslap) maps its Options onto it.
 // Column specs, the engine list and the concurrency list are raw option text
 // so that their parsing (and its errors) lives here, next to the generator.
 type Config struct {

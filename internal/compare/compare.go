@@ -29,9 +29,9 @@ type Point struct {
 	Concurrency int     // clients
 	Iterations  int     // how many iterations the averages are over
 	AvgSeconds  float64 // average wall time of an iteration
-	QPS         float64 // queries per second (see package slap for how it is computed)
+	QPS         float64 // queries per second (see internal/cli/mysqlslap for how it is computed)
 	P99Millis   float64 // 99th percentile statement latency; 0 when unknown
-	// A study's other swept dimensions (internal/study): the data size
+	// A study's other swept dimensions (internal/orchestrator): the data size
 	// (rows per table, warehouses; 0 = not swept) and the server option
 	// set for this point ("innodb_buffer_pool_size=64M"; "" = none).
 	Size    int64

@@ -1,8 +1,8 @@
 package compare_test
 
-// Integration tests: the real runner (slap.Run through slap.RunTargets) on
+// Integration tests: the real runner (mysqlslap.Run through mysqlslap.RunTargets) on
 // real sandboxes started from the installed server binary. They live here,
-// not in package slap, so that they start only their own sandboxes (slap's
+// not in package mysqlslap (internal/cli/mysqlslap), so that they start only their own sandboxes (slap's
 // TestMain starts a shared server and exits on SIGINT, which the Ctrl-C
 // test must not inherit).
 
@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/slap"
 )
 
 func requireServer(t *testing.T) {
@@ -49,9 +49,9 @@ func tempDir(t *testing.T) string {
 
 // parse resolves goslap's mysqlslap options as the command line would,
 // without reading option files.
-func parse(t *testing.T, args ...string) *slap.Options {
+func parse(t *testing.T, args ...string) *mysqlslap.Options {
 	t.Helper()
-	o, err := slap.ParseCommandLine(append([]string{"--no-defaults"}, args...), slap.Env{
+	o, err := mysqlslap.ParseCommandLine(append([]string{"--no-defaults"}, args...), mysqlslap.Env{
 		Getenv: func(string) string { return "" }, UserName: "root", Stdout: io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
@@ -66,16 +66,16 @@ type run struct {
 	stdout, stderr string
 }
 
-func runTargets(t *testing.T, dir string, sb slap.SandboxOptions, args ...string) run {
+func runTargets(t *testing.T, dir string, sb mysqlslap.SandboxOptions, args ...string) run {
 	t.Helper()
 	o := parse(t, args...)
 	o.Ext.Sandbox = sb
-	c, err := slap.Validate(o, slap.Env{Stdout: io.Discard})
+	c, err := mysqlslap.Validate(o, mysqlslap.Env{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	outs, err := slap.RunTargetsContext(context.Background(), c, slap.Output{Stdout: &stdout, Stderr: &stderr}, dir)
+	outs, err := mysqlslap.RunTargetsContext(context.Background(), c, mysqlslap.Output{Stdout: &stdout, Stderr: &stderr}, dir)
 	return run{outs, err, stdout.String(), stderr.String()}
 }
 
@@ -83,7 +83,7 @@ func TestComparisonTwoSandboxes(t *testing.T) {
 	requireServer(t)
 	dir := tempDir(t)
 	chart := filepath.Join(t.TempDir(), "bp.svg")
-	r := runTargets(t, dir, slap.SandboxOptions{
+	r := runTargets(t, dir, mysqlslap.SandboxOptions{
 		Targets: []string{"bp32M:sandbox,innodb_buffer_pool_size=32M", "bp128M:sandbox,innodb_buffer_pool_size=128M"},
 		Plot:    chart,
 	}, "-a", "-e", "innodb,myisam", "-c", "1,4", "-i", "2", "--number-of-queries=200")
@@ -155,7 +155,7 @@ func TestSingleSandboxWithPlot(t *testing.T) {
 	requireServer(t)
 	dir := tempDir(t)
 	chart := filepath.Join(t.TempDir(), "one.png")
-	r := runTargets(t, dir, slap.SandboxOptions{SandboxSet: true, Plot: chart}, "-a", "-c", "1,2", "-i", "1", "--number-of-queries=20")
+	r := runTargets(t, dir, mysqlslap.SandboxOptions{SandboxSet: true, Plot: chart}, "-a", "-c", "1,2", "-i", "1", "--number-of-queries=20")
 	if r.err != nil {
 		t.Fatalf("%v\nstderr:\n%s", r.err, r.stderr)
 	}
@@ -175,18 +175,18 @@ func TestComparisonFailuresLeaveNothing(t *testing.T) {
 	requireServer(t)
 	tests := []struct {
 		name     string
-		sb       slap.SandboxOptions
+		sb       mysqlslap.SandboxOptions
 		wantErr  []string
 		outcomes int
 	}{
-		{name: "missing binary", sb: slap.SandboxOptions{Targets: []string{"a:sandbox", "b:sandbox:/nonexistent/mysqld"}},
+		{name: "missing binary", sb: mysqlslap.SandboxOptions{Targets: []string{"a:sandbox", "b:sandbox:/nonexistent/mysqld"}},
 			wantErr: []string{"goslap: target b: sandbox: server binary not found: /nonexistent/mysqld does not exist"}},
-		{name: "missing default binary", sb: slap.SandboxOptions{SandboxSet: true, Sandbox: "no-such-mysqld"},
+		{name: "missing default binary", sb: mysqlslap.SandboxOptions{SandboxSet: true, Sandbox: "no-such-mysqld"},
 			wantErr: []string{`goslap: sandbox: server binary not found: "no-such-mysqld" is not on $PATH`, "apt-get install"}},
 		{name: "server fails to start", outcomes: 1,
-			sb:      slap.SandboxOptions{Targets: []string{"ok:sandbox", "bad:sandbox,no_such_server_option=1"}},
+			sb:      mysqlslap.SandboxOptions{Targets: []string{"ok:sandbox", "bad:sandbox,no_such_server_option=1"}},
 			wantErr: []string{"goslap: target bad: sandbox ", " did not start: ", ": unknown variable 'no_such_server_option=1'"}},
-		{name: "runner error", sb: slap.SandboxOptions{Targets: []string{"x:sandbox"}},
+		{name: "runner error", sb: mysqlslap.SandboxOptions{Targets: []string{"x:sandbox"}},
 			wantErr: []string{"goslap: target x: ", "nosuchengine"}},
 	}
 	for _, tt := range tests {
@@ -197,7 +197,7 @@ func TestComparisonFailuresLeaveNothing(t *testing.T) {
 				args = append(args, "-e", "nosuchengine") // CREATE TABLE fails: the runner returns an error
 			}
 			r := runTargets(t, dir, tt.sb, args...)
-			var ee *slap.ExitError
+			var ee *mysqlslap.ExitError
 			if !errors.As(r.err, &ee) || ee.Code != 1 {
 				t.Fatalf("error = %#v, want an ExitError with status 1\nstdout:\n%s", r.err, r.stdout)
 			}
@@ -221,19 +221,19 @@ func TestInterruptChild(t *testing.T) {
 		t.Skip("helper process for TestInterrupt")
 	}
 	args := strings.Split(os.Getenv("GOSLAP_ARGS"), "\x1f")
-	o, err := slap.ParseCommandLine(append([]string{"--no-defaults"}, args...), slap.Env{Getenv: func(string) string { return "" }, UserName: "root"})
+	o, err := mysqlslap.ParseCommandLine(append([]string{"--no-defaults"}, args...), mysqlslap.Env{Getenv: func(string) string { return "" }, UserName: "root"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	o.Ext.Sandbox = slap.SandboxOptions{Targets: strings.Split(os.Getenv("GOSLAP_TARGETS"), "\x1f")}
-	c, err := slap.Validate(o, slap.Env{Stdout: os.Stdout})
+	o.Ext.Sandbox = mysqlslap.SandboxOptions{Targets: strings.Split(os.Getenv("GOSLAP_TARGETS"), "\x1f")}
+	c, err := mysqlslap.Validate(o, mysqlslap.Env{Stdout: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	_, err = slap.RunTargets(c, slap.Output{Stdout: os.Stdout, Stderr: os.Stderr})
-	var ee *slap.ExitError
+	_, err = mysqlslap.RunTargets(c, mysqlslap.Output{Stdout: os.Stdout, Stderr: os.Stderr})
+	var ee *mysqlslap.ExitError
 	if errors.As(err, &ee) {
 		fmt.Fprintln(os.Stderr, ee.Msg)
 		os.Exit(ee.Code)

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/mysqld"
 	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/slap"
 )
 
 // serverPackage is the Debian package holding mariadbd, its SQL scripts,
@@ -154,7 +154,7 @@ func TestCompareTwoReleases(t *testing.T) {
 	dir := tempDir(t)
 	chart := filepath.Join(t.TempDir(), "versions.svg")
 	started := time.Now()
-	r := runTargets(t, dir, slap.SandboxOptions{
+	r := runTargets(t, dir, mysqlslap.SandboxOptions{
 		Targets: []string{li + ":sandbox:" + installed, lo + ":sandbox:" + other},
 		Plot:    chart,
 	}, "-v", "-a", "-e", "innodb", "-c", "1,4", "-i", "1", "--number-of-queries=200")
@@ -218,9 +218,9 @@ func TestSandboxMissingFilesOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := tempDir(t)
-	r := runTargets(t, dir, slap.SandboxOptions{Targets: []string{"lone:sandbox:" + filepath.Dir(lone)}},
+	r := runTargets(t, dir, mysqlslap.SandboxOptions{Targets: []string{"lone:sandbox:" + filepath.Dir(lone)}},
 		"-a", "-c", "1", "--number-of-queries=5")
-	var ee *slap.ExitError
+	var ee *mysqlslap.ExitError
 	if !errors.As(r.err, &ee) || ee.Code != 1 {
 		t.Fatalf("error = %v, want exit status 1", r.err)
 	}

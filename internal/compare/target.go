@@ -4,7 +4,7 @@
 // after another, and reports them side by side: a text table and a chart.
 //
 // It knows nothing about how a benchmark is run: the caller passes a BenchFunc
-// that runs one benchmark against an Endpoint (package slap wires the real
+// that runs one benchmark against an Endpoint (internal/cli/mysqlslap wires the real
 // runner in). Sandboxes are started with internal/testserver.
 package compare
 

@@ -26,7 +26,7 @@ func serverConnectors(t *testing.T) map[string]*Connector {
 	for _, network := range []string{"unix", "tcp"} {
 		cfg := s.RootConfig("")
 		cfg.Logger = &mysql.NopLogger{}
-		cfg.MaxAllowedPacket = 1 << 30 // as slap.DriverConfig
+		cfg.MaxAllowedPacket = 1 << 30 // as mysqlslap.DriverConfig (mysqlconn.Options.MysqlslapSession)
 		if network == "tcp" {
 			cfg.Net, cfg.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(s.Port)
 		}

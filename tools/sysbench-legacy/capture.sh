@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records what the real sysbench 0.4.12 and 0.5 print and what they make a
-# server execute, as goslap's golden test data (internal/sysbench/testdata/
+# server execute, as goslap's golden test data (internal/cli/sysbench/testdata/
 # legacy): for each case the program's stdout (raw: the tests read the
 # figures back or mask them) and the server's SHOW GLOBAL STATUS Com_*
 # deltas over the command.
@@ -15,7 +15,7 @@ PATH=$PATH:/usr/sbin:/sbin
 SB04=${1:?sysbench 0.4 binary}
 SB05=${2:?sysbench 0.5 binary}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out=${3:-$here/internal/sysbench/testdata/legacy}
+out=${3:-$here/internal/cli/sysbench/testdata/legacy}
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sblegacy.XXXXXX")
 asroot=

@@ -179,6 +179,21 @@ func (s *Script) Walk(v Visitor) error {
 	return nil
 }
 
+// Before starts the next load of engine and yields the steps ahead of it
+// to do (the main connection's part of an iteration, spec 3.2), for the
+// orchestrator's loop, which runs the load between Before and After.
+func (s *Script) Before(engine sqlgen.Engine, do func(Step) error) error {
+	s.nextLoad()
+	return s.before(engine, do)
+}
+
+// After yields the steps after a load to do.
+func (s *Script) After(do func(Step) error) error { return s.after(do) }
+
+// DropSchema is the step after each engine's runs when the run owns its
+// schema.
+func (s *Script) DropSchema() Step { return s.dropSchema() }
+
 // nextLoad starts a new load's random streams.
 func (s *Script) nextLoad() {
 	s.load++

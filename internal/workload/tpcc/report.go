@@ -243,3 +243,25 @@ func (c CellReport) FillJSON(b *jsondoc.Benchmark) {
 	}
 	b.TPCC = t
 }
+
+// IntervalLine is tpcc-mysql's interval line: seconds into the measured
+// time, then New-Order's count, 95th and 99th percentiles and maximum,
+// then count|maximum for Payment, Order-Status, Delivery and Stock-Level;
+// times in ms of elapsed time at µs resolution (tpcc-mysql floors its
+// percentiles at 1 ms).
+func IntervalLine(iv results.Interval, every time.Duration) string {
+	var ops [5]struct {
+		n             int64
+		p95, p99, max float64
+	}
+	for i := range ops {
+		if i < len(iv.Ops) {
+			o := iv.Ops[i]
+			ops[i].n, ops[i].p95, ops[i].p99, ops[i].max = o.Count, ms(o.P95), ms(o.P99), ms(o.Max)
+		}
+	}
+	at := iv.At.Round(every) / time.Second
+	return fmt.Sprintf("%4d, trx: %d, 95%%: %.3f, 99%%: %.3f, max_rt: %.3f, %d|%.3f, %d|%.3f, %d|%.3f, %d|%.3f\n",
+		at, ops[0].n, ops[0].p95, ops[0].p99, ops[0].max,
+		ops[1].n, ops[1].max, ops[2].n, ops[2].max, ops[3].n, ops[3].max, ops[4].n, ops[4].max)
+}

@@ -121,3 +121,17 @@ func TestReportNeedsTheFiveTransactions(t *testing.T) {
 		t.Fatalf("empty run:\n%s", out.String())
 	}
 }
+
+func TestIntervalLine(t *testing.T) {
+	iv := results.Interval{At: 10*time.Second + 3*time.Millisecond, Length: 10 * time.Second, Ops: []latency.Percentiles{
+		{Count: 1234, P95: 12345, P99: 23456, Max: 45678},
+		{Count: 1200, Max: 9876},
+		{Count: 120, Max: 1000},
+		{Count: 119, Max: 150001},
+		{Count: 121, Max: 42},
+	}}
+	want := "  10, trx: 1234, 95%: 12.345, 99%: 23.456, max_rt: 45.678, 1200|9.876, 120|1.000, 119|150.001, 121|0.042\n"
+	if got := IntervalLine(iv, 10*time.Second); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,307 @@
+package mysqlslap
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"time"
+
+	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results/slapreport"
+)
+
+// frontEnd and workloadName are how the --json document names this
+// command line and the mysqlslap workload.
+const (
+	frontEnd     = slapreport.FrontEnd
+	workloadName = slapreport.Workload
+	// queryOp is mysqlslap's one kind of measured unit: a statement.
+	queryOp = slapreport.QueryOp
+)
+
+// RunRecord collects what the --json document reports over one whole
+// invocation: every target's server and results. Run adds one entry per
+// call (per target); Main writes the document once, after all targets, so
+// a comparison is one document rather than one per target.
+type RunRecord struct {
+	StartedAt time.Time
+	// Seed is the seed of every target's run, so that all targets send
+	// the same statements.
+	Seed    uint64
+	Targets []TargetRecord
+}
+
+// TargetRecord is one target's share of a RunRecord.
+type TargetRecord struct {
+	Label, Kind, Description string
+	Server                   *jsondoc.Server
+	Results                  []BenchmarkResult
+}
+
+// NewRunRecord starts the record of an invocation with o's options.
+func NewRunRecord(o *Options) *RunRecord {
+	return &RunRecord{StartedAt: time.Now(), Seed: runSeed(o)}
+}
+
+// add records one target's run; server is nil when it never connected.
+func (rec *RunRecord) add(label string, server *jsondoc.Server, results []BenchmarkResult) {
+	if server == nil {
+		server = serverInfo(nil)
+	}
+	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: compare.Server.String(), Server: server, Results: results})
+}
+
+// describe names the kind of each recorded target and what ran there,
+// from the comparison's targets and outcomes (a failed target has none).
+func (rec *RunRecord) describe(targets []compare.Target, outcomes []compare.Outcome) {
+	for i := range rec.Targets {
+		tr := &rec.Targets[i]
+		for _, t := range targets {
+			if t.Label == tr.Label {
+				tr.Kind, tr.Description = t.Kind.String(), t.String()
+			}
+		}
+		for _, oc := range outcomes {
+			if oc.Target.Label == tr.Label {
+				tr.Description = oc.Description
+			}
+		}
+	}
+}
+
+// serverInfo reads the version and the variables of the server on c
+// (jsondoc.ReadServer); nil c is a target that never connected.
+func serverInfo(c *mysqlconn.Conn) *jsondoc.Server {
+	if c == nil {
+		return &jsondoc.Server{Variables: map[string]string{}, Error: "not connected"}
+	}
+	return jsondoc.ReadServer(c.QueryStrings, mysqlconn.ErrorText)
+}
+
+// document assembles the invocation's document; runErr is the error that
+// ended it (nil on success).
+func (rec *RunRecord) document(o *Options, runErr error) (*jsondoc.Document, error) {
+	doc := jsondoc.New(frontEnd, Version, rec.StartedAt, rec.Seed)
+	doc.FinishedAt = time.Now().UTC()
+	doc.Options = optionValues(o)
+	for _, tr := range rec.Targets {
+		doc.Targets = append(doc.Targets, jsondoc.Target{Label: tr.Label, Kind: tr.Kind, Description: tr.Description, Server: tr.Server})
+		for i := range tr.Results {
+			b, err := jsonBenchmark(tr.Label, &tr.Results[i])
+			if err != nil {
+				return nil, Exitf(1, "encoding the latency histogram: %v", err)
+			}
+			doc.Benchmarks = append(doc.Benchmarks, b)
+		}
+	}
+	if runErr != nil {
+		doc.Error = runErr.Error()
+	}
+	return doc, nil
+}
+
+// jsonBenchmark converts one result of target.
+func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error) {
+	errs := r.ErrorsByCode
+	if errs == nil {
+		errs = []latency.ErrorCount{}
+	}
+	b := jsondoc.Benchmark{
+		Target: target, Workload: workloadName, LoadType: r.LoadType,
+		Concurrency: r.Concurrency, QueriesPerClient: r.QueriesPerClient,
+		Iterations: make([]jsondoc.Iteration, len(r.IterationMillis)),
+		AvgMillis:  r.AvgMillis(), MinMillis: r.MinMillis(), MaxMillis: r.MaxMillis(), StdDevMillis: r.StdDevMillis,
+		Executed: r.Executed, Errors: r.Errors, ErrorsByCode: errs, Reconnects: r.Reconnects,
+		Seconds: r.Seconds, QPS: r.QPS,
+	}
+	if r.HasEngine {
+		b.Engine = r.Engine
+	}
+	for i, ms := range r.IterationMillis {
+		b.Iterations[i].Millis = ms
+		if i < len(r.IterationBounds) {
+			b.Iterations[i].Start, b.Iterations[i].End = r.IterationBounds[i].Start.UTC(), r.IterationBounds[i].End.UTC()
+		}
+	}
+	op := jsondoc.Op{Name: queryOp, Executed: r.Executed, Errors: r.Errors, ErrorsByCode: errs, Reconnects: r.Reconnects, Latency: r.Latency}
+	h := r.Histogram
+	if h == nil {
+		h = latency.NewHistogram()
+	}
+	var err error
+	if op.Histogram, err = latency.Encode(h); err != nil {
+		return b, err
+	}
+	if r.Paced {
+		b.Rate = &jsondoc.Rate{Target: r.TargetRate, Achieved: r.QPS, Kept: r.RateKept, MaxLagMicro: int64(r.MaxLag / time.Microsecond)}
+		op.FromSchedule = &jsondoc.Scheduled{Latency: r.Corrected}
+		if r.CorrectedHistogram != nil {
+			if op.FromSchedule.Histogram, err = latency.Encode(r.CorrectedHistogram); err != nil {
+				return b, err
+			}
+		}
+	}
+	b.Ops = []jsondoc.Op{op}
+	return b, nil
+}
+
+var targetPassword = regexp.MustCompile(`((?:^|,)password=)[^,]*`)
+
+// unrecordedOptions are left out of the document's options: actions
+// (help, version), secrets, and options goslap refuses whenever given.
+var unrecordedOptions = map[string]bool{
+	"help": true, "version": true, "debug": true, "password": true,
+	"password1": true, "password2": true, "password3": true,
+}
+
+// optionValue is an option whose value is not just its bound variable:
+// options that keep their value elsewhere (VarNone), optional-argument
+// options whose "not given" differs from "", and values to mask.
+var optionValue = map[string]func(o *Options) any{
+	"verbose":  func(o *Options) any { return o.Verbose },
+	"protocol": func(o *Options) any { return o.Protocol },
+	"csv":      func(o *Options) any { return optionalFile(o.CSVSet, o.CSV) },
+	"json":     func(o *Options) any { return optionalFile(o.Ext.JSONSet, o.Ext.JSON) },
+	"run-time": func(o *Options) any { return o.Ext.RunTime.String() },
+	"warmup-time": func(o *Options) any {
+		return o.Ext.WarmupTime.String()
+	},
+	"rate":          func(o *Options) any { return o.Ext.Rate },
+	"ignore-errors": func(o *Options) any { return o.Ext.IgnoreErrors },
+	"seed": func(o *Options) any {
+		if !o.Ext.SeedSet {
+			return nil // the seed used is the document's seed
+		}
+		return o.Ext.Seed
+	},
+	"sandbox": func(o *Options) any {
+		if !o.Ext.Sandbox.SandboxSet {
+			return nil
+		}
+		return o.Ext.Sandbox.Sandbox
+	},
+	"sandbox-option": func(o *Options) any { return nonNil(o.Ext.Sandbox.ServerOptions) },
+	// null: mysqlconn's measured threshold (see --help).
+	"thread-per-client-below": func(o *Options) any {
+		if !o.Ext.ThreadBelowSet {
+			return nil
+		}
+		return o.Ext.ThreadBelow
+	},
+	// Only mysqlslap's runs write this document (--json is refused with
+	// another workload), so its options are the workload's.
+	"workload": func(o *Options) any {
+		if o.workload.Name == "" {
+			return "mysqlslap"
+		}
+		return o.workload.Name
+	},
+	"target": func(o *Options) any {
+		// --target=LABEL:server:...,password=P carries passwords.
+		ts := []string{}
+		for _, s := range o.Ext.Sandbox.Targets {
+			ts = append(ts, targetPassword.ReplaceAllString(s, "${1}*****"))
+		}
+		return ts
+	},
+}
+
+// optionalFile is an optional-argument file option: null when not given,
+// "-" for stdout, else the file name.
+func optionalFile(set bool, name string) any {
+	switch {
+	case !set:
+		return nil
+	case name == "":
+		return "-"
+	}
+	return name
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// optionValues lists o by option name (the document's options). Options
+// bound to a variable of Options show it; the others come from
+// optionValue. Keying by the option table keeps the published names those
+// the user types, whatever the Go fields are called.
+func optionValues(o *Options) map[string]any {
+	c := *o
+	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
+	c = *o // building the table sets defaults; the pointers stay valid
+	inOptions := fieldAddresses(reflect.ValueOf(&c).Elem())
+	out := map[string]any{}
+	for _, spec := range table {
+		// As --help spells it: default-auth, not the table's default_auth.
+		name := getopt.HelpName(spec.Name)
+		if unrecordedOptions[name] {
+			continue
+		}
+		if f, ok := optionValue[name]; ok {
+			out[name] = f(&c)
+			continue
+		}
+		switch {
+		case spec.Bool != nil && inOptions[reflect.ValueOf(spec.Bool).Pointer()]:
+			out[name] = *spec.Bool
+		case spec.Uint32 != nil && inOptions[reflect.ValueOf(spec.Uint32).Pointer()]:
+			out[name] = *spec.Uint32
+		case spec.Uint64 != nil && inOptions[reflect.ValueOf(spec.Uint64).Pointer()]:
+			out[name] = *spec.Uint64
+		case spec.String != nil && inOptions[reflect.ValueOf(spec.String).Pointer()]:
+			out[name] = *spec.String
+		}
+		// Anything else is bound to scratch space: an option goslap
+		// refuses whenever it is given, so it has no value to report.
+	}
+	return out
+}
+
+// fieldAddresses is the address of every field of the struct v, nested
+// structs included.
+func fieldAddresses(v reflect.Value) map[uintptr]bool {
+	out := map[uintptr]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			out[f.Addr().Pointer()] = true
+			if f.Kind() == reflect.Struct {
+				walk(f)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// writeJSON writes the invocation's document to --json's destination.
+func writeJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
+	var b bytes.Buffer
+	if err := jsondoc.Encode(&b, doc); err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	var err error
+	if JSONToStdout(o) {
+		if f, ok := stdout.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = os.WriteFile(o.Ext.JSON, b.Bytes(), 0o666)
+	}
+	if err != nil {
+		return Exitf(1, "writing the JSON document: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package mysqlslap
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Main is the goslap command: argv (with argv[0]) in, exit status out. The
+// data flows one way: option files and argv → Options (ParseCommandLine) →
+// Config (Validate) → the workload's run → results → reporters.
+func Main(args []string) int {
+	env := DefaultEnv()
+	return run(args[1:], env)
+}
+
+func run(args []string, env Env) int {
+	parsed, err := ParseCommandLine(args, env)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	c, err := Validate(parsed, env)
+	if err != nil {
+		return report(env.Stderr, err)
+	}
+	if c.Workload != nil {
+		return runWorkload(c, env)
+	}
+	if c.Shard != nil {
+		return runShardedMysqlslap(c, env)
+	}
+	defer c.Close()
+	o := c.Options
+
+	if o.OnlyPrint {
+		if err := OnlyPrint(env.Stdout, env.Stderr, c); err != nil {
+			return report(env.Stderr, err)
+		}
+		return finish(o, env, 0)
+	}
+
+	stdout, buffered := reportStdout(env.Stdout)
+	// One record (and seed) for the whole invocation, whatever the targets.
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
+	if sandbox := &o.Ext.Sandbox; sandbox.Active() {
+		_, err = RunTargets(c, out)
+	} else {
+		var results []BenchmarkResult
+		results, err = RunWithSignals(c, out)
+		if err == nil && sandbox.Plot != "" {
+			err = PlotRun(sandbox.Plot, o, results)
+		}
+	}
+	return endRun(o, env, buffered, err, func(err error) error {
+		doc, jerr := out.Record.document(o, err)
+		if jerr != nil {
+			return jerr
+		}
+		return writeJSON(o, stdout, doc)
+	})
+}
+
+// reportStdout is where the report goes: like mysqlslap's stdio, stdout is
+// block-buffered when it is not a terminal (buffered is then the buffer to
+// flush at the end); CSV lines bypass the buffer (mysqlslap writes them
+// with write(2)), which keeps the byte order scripts have seen.
+func reportStdout(w io.Writer) (stdout io.Writer, buffered *bufio.Writer) {
+	if isTerminal(w) {
+		return w, nil
+	}
+	buffered = bufio.NewWriterSize(w, 4096)
+	return buffered, buffered
+}
+
+// endRun ends a run that ended with err (nil for success): --json's
+// document once per invocation, after every target and after an error
+// too (writeDoc), the buffered report flushed, then the exit status.
+func endRun(o *Options, env Env, buffered *bufio.Writer, err error, writeDoc func(runErr error) error) int {
+	if o.Ext.JSONSet {
+		if jerr := writeDoc(err); err == nil {
+			err = jerr
+		}
+	}
+	if buffered != nil {
+		if ferr := buffered.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("writing the report: %w", ferr)
+		}
+	}
+	if err != nil {
+		return report(env.Stderr, withSchemaHint(o, err))
+	}
+	return finish(o, env, 0)
+}
+
+// withSchemaHint adds a line to a connection error 1049 (unknown database)
+// for the schema goslap connects to when the run creates nothing (no -a, no
+// --create): mysqlslap then never creates --create-schema, so a
+// --query='call shop.sp(1)' alone fails for the default schema mysqlslap,
+// and users read the error as a goslap bug.
+func withSchemaHint(o *Options, err error) error {
+	var ee *ExitError
+	if o.AutoGenerateSQL || o.CreateSet || !errors.As(err, &ee) ||
+		!strings.Contains(ee.Msg, "Error when connecting to server: 1049 Unknown database '"+o.CreateSchema+"'") {
+		return err
+	}
+	return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + ProgName + ": with only --query nothing is created, so --create-schema must name an existing schema" +
+		" (now '" + o.CreateSchema + "')", Err: ee.Err}
+}
+
+// finish prints what mysqlslap prints at a normal end (-T) and returns code.
+func finish(o *Options, env Env, code int) int {
+	if o.DebugInfo {
+		if err := WriteDebugInfo(env.Stderr); err != nil {
+			return report(env.Stderr, err)
+		}
+	}
+	return code
+}
+
+// report prints err as goslap's one-line (or mysqlslap's multi-line) message
+// and returns the exit status it calls for.
+func report(stderr io.Writer, err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(stderr, ee.Msg)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", ProgName, err)
+	return 1
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,4 +1,0 @@
-package slap
-
-// Version is goslap's own version, shown by --version and --help.
-const Version = "0.1.0"
