@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/testserver/servertest"
 	"github.com/goslap/goslap/internal/workload/oltp"
@@ -111,8 +112,23 @@ func comStatus(t *testing.T, db *sql.DB) map[string]int64 {
 // Com_show_status of the reading itself.
 func comDelta(t *testing.T, db *sql.DB, f func()) map[string]int64 {
 	t.Helper()
+	connected := func() int64 {
+		var n string
+		var v int64
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	base := connected()
 	before := comStatus(t, db)
 	f()
+	// The tool has exited, but the server may still be reading the last
+	// packets of its connections (a COM_STMT_CLOSE has no reply): the
+	// counters are read once those connections are gone.
+	for deadline := time.Now().Add(3 * time.Second); connected() > base && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	out := map[string]int64{}
 	for k, v := range comStatus(t, db) {
 		if d := v - before[k]; d != 0 && k != "Com_show_status" {
