@@ -123,6 +123,20 @@ type Percentiles struct {
 	Max   int64   `json:"max_us"`
 }
 
+// Kept returns the kept percentile p (50, 95 or 99, as the interval lines
+// offer them) in µs, and 0 for any other p.
+func (p Percentiles) Kept(pct int) int64 {
+	switch pct {
+	case 50:
+		return p.P50
+	case 95:
+		return p.P95
+	case 99:
+		return p.P99
+	}
+	return 0
+}
+
 // Figures reads the percentiles of h (all zero when h is nil or empty).
 func Figures(h *hdrhistogram.Histogram) Percentiles {
 	if h == nil || h.TotalCount() == 0 {

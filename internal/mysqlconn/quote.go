@@ -13,3 +13,21 @@ func QuoteString(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
+
+// AppendQuoted appends v as a SQL string literal, escaped as the server's
+// string syntax reads it (quote, backslash and NUL), for statements built
+// with their values in the text.
+func AppendQuoted(dst, v []byte) []byte {
+	dst = append(dst, '\'')
+	for _, b := range v {
+		switch b {
+		case '\'', '\\':
+			dst = append(dst, '\\', b)
+		case 0:
+			dst = append(dst, '\\', '0')
+		default:
+			dst = append(dst, b)
+		}
+	}
+	return append(dst, '\'')
+}

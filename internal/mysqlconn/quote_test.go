@@ -16,3 +16,15 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendQuoted(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"abc", "'abc'"},
+		{`o'k\`, `'o\'k\\'`},
+		{"a\x00b", `'a\0b'`},
+	} {
+		if got := string(AppendQuoted([]byte("x="), []byte(tc.in))); got != "x="+tc.want {
+			t.Errorf("AppendQuoted(%q) = %s, want x=%s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -164,15 +164,7 @@ func scriptIntervals(wl workload.Workload, pct int, out io.Writer, line func(res
 		return line
 	}
 	return func(iv results.Interval) {
-		var lat int64
-		switch pct {
-		case 50:
-			lat = iv.Latency.P50
-		case 99:
-			lat = iv.Latency.P99
-		case 95:
-			lat = iv.Latency.P95
-		}
+		lat := iv.Latency.Kept(pct)
 		st := luascript.Stat{ThreadsRunning: iv.Clients, TimeInterval: iv.Length.Seconds(), TimeTotal: iv.At.Seconds(),
 			LatencyPct: float64(lat) / 1e6, Events: iv.Events, Reads: iv.Tally.Reads, Writes: iv.Tally.Writes,
 			Other: iv.Tally.Other, Errors: iv.Errors, Reconnects: iv.Reconnects}

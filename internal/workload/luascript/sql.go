@@ -645,18 +645,7 @@ func inline(dst []byte, parts []string, args []driver.NamedValue) []byte {
 			case float64:
 				dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
 			case []byte:
-				dst = append(dst, '\'')
-				for _, b := range v {
-					switch b {
-					case '\'', '\\':
-						dst = append(dst, '\\', b)
-					case 0:
-						dst = append(dst, '\\', '0')
-					default:
-						dst = append(dst, b)
-					}
-				}
-				dst = append(dst, '\'')
+				dst = mysqlconn.AppendQuoted(dst, v)
 			case nil:
 				dst = append(dst, "NULL"...)
 			}

@@ -611,26 +611,11 @@ func inline(dst []byte, d *stmtDef, args []driver.NamedValue) []byte {
 		case int64:
 			dst = strconv.AppendInt(dst, v, 10)
 		case []byte:
-			dst = appendQuoted(dst, v)
+			dst = mysqlconn.AppendQuoted(dst, v)
 		case nil:
 			dst = append(dst, "NULL"...)
 		}
 		dst = append(dst, d.parts[i+1]...)
 	}
 	return dst
-}
-
-func appendQuoted(dst, v []byte) []byte {
-	dst = append(dst, '\'')
-	for _, b := range v {
-		switch b {
-		case '\'', '\\':
-			dst = append(dst, '\\', b)
-		case 0:
-			dst = append(dst, '\\', '0')
-		default:
-			dst = append(dst, b)
-		}
-	}
-	return append(dst, '\'')
 }

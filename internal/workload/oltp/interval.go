@@ -16,16 +16,7 @@ func IntervalLine(iv results.Interval, pct int) string {
 	secs := iv.Length.Seconds()
 	t := iv.Tally
 	q := t.Reads + t.Writes + t.Other
-	var lat int64
-	switch pct {
-	case 0: // percentiles disabled: sysbench prints "lat (ms,0%): 0.00"
-	case 50:
-		lat = iv.Latency.P50
-	case 99:
-		lat = iv.Latency.P99
-	case 95:
-		lat = iv.Latency.P95
-	}
+	lat := iv.Latency.Kept(pct) // 0 with percentiles disabled: sysbench prints "lat (ms,0%): 0.00"
 	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
 		int64(math.Round(iv.At.Seconds())), iv.Clients,
 		perSec(iv.Events, secs), perSec(q, secs),
