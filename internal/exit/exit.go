@@ -5,7 +5,11 @@
 // any error.
 package exit
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io"
+)
 
 // Error ends goslap with Code after Msg (one or more complete lines,
 // without the final newline; "" prints nothing) is printed. Err is the
@@ -41,5 +45,19 @@ func Code(err error) int {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	return 1
+}
+
+// Report prints err on stderr — an Error's own lines, else "prog: " and
+// its text — and returns the exit status it calls for.
+func Report(stderr io.Writer, prog string, err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Msg != "" {
+			fmt.Fprintln(stderr, e.Msg)
+		}
+		return e.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	return 1
 }

@@ -3,6 +3,7 @@ package exit
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,23 @@ func TestErrorKeepsItsCause(t *testing.T) {
 				t.Error("the cause is lost")
 			}
 		})
+	}
+}
+
+func TestReport(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		out  string
+		code int
+	}{
+		{&Error{Code: 13, Msg: "two\nlines"}, "two\nlines\n", 13},
+		{&Error{Code: 2}, "", 2},
+		{fmt.Errorf("outer: %w", &Error{Code: 7, Msg: "inner"}), "inner\n", 7},
+		{errors.New("plain"), "goslap: plain\n", 1},
+	} {
+		var b strings.Builder
+		if code := Report(&b, "goslap", tc.err); code != tc.code || b.String() != tc.out {
+			t.Errorf("Report(%v) = %d, %q; want %d, %q", tc.err, code, b.String(), tc.code, tc.out)
+		}
 	}
 }

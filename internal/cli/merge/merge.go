@@ -7,7 +7,6 @@ package merge
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -346,19 +345,8 @@ func Exitf(code int, format string, args ...any) *exit.Error {
 // exitWith is err as an exit.Error of status 1, keeping it as the cause.
 func exitWith(err error) *exit.Error { return exit.Wrap(1, progName+": ", err) }
 
-// report prints err (an exit.Error's own lines, else "goslap: " + its
-// text) and returns the exit status it calls for.
-func report(stderr io.Writer, err error) int {
-	var ee *exit.Error
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(stderr, ee.Msg)
-		}
-		return ee.Code
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", progName, err)
-	return 1
-}
+// report prints err and returns the exit status it calls for (exit.Report).
+func report(stderr io.Writer, err error) int { return exit.Report(stderr, progName, err) }
 
 // writeJSON writes the merged document as a run's --json writes it: to
 // stdout for "-", else to the file.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/goslap/goslap/internal/exit"
 )
 
 // Main is the goslap command: argv (with argv[0]) in, exit status out. The
@@ -122,19 +124,8 @@ func finish(o *Options, env Env, code int) int {
 	return code
 }
 
-// report prints err as goslap's one-line (or mysqlslap's multi-line) message
-// and returns the exit status it calls for.
-func report(stderr io.Writer, err error) int {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(stderr, ee.Msg)
-		}
-		return ee.Code
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", ProgName, err)
-	return 1
-}
+// report prints err and returns the exit status it calls for (exit.Report).
+func report(stderr io.Writer, err error) int { return exit.Report(stderr, ProgName, err) }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
