@@ -65,6 +65,9 @@ func TestDisjointWindowsRefused(t *testing.T) {
 		err      string
 	}{
 		{"overlapping", doc(0, 0, 0), doc(1, 5*time.Millisecond, 0), false, ""},
+		// A busy machine released one shard late: its 40 ms window begins
+		// 460 ms after the other's ended, yet they are one run's.
+		{"one shard late on a busy machine", doc(0, 0, 0), doc(1, 500*time.Millisecond, 0), false, ""},
 		{"one after the other", doc(0, 0, 0), doc(1, 4900*time.Millisecond, 0), false,
 			"benchmark 1 iteration 1: shard 1 (b) started 4.86s after shard 0 (a) had ended: these are not the shards of one run"},
 		{"forced", doc(0, 0, 0), doc(1, 4900*time.Millisecond, 0), true, ""},
