@@ -432,6 +432,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
+	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics, PID: o.Ext.ServerPID}
 	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	cfg.Observer = rep.Observer()
