@@ -435,6 +435,8 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics, PID: o.Ext.ServerPID}
 	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
+	// Several sides compared, or asked: the server's figures under each cell.
+	rep.Server = !cfg.ServerMetrics.Off && (o.Ext.ServerReport || rep.Targets)
 	cfg.Observer = rep.Observer()
 	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
 		return nil, false, err
