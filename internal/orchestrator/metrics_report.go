@@ -25,17 +25,27 @@ func (t *TextReport) serverLines(c *Cell) string {
 	if unit == "" {
 		unit = "transaction"
 	}
-	f, ivs := cellServer(c, unit)
 	var b strings.Builder
-	if f != nil {
-		for _, l := range servermetrics.Lines(*f) {
-			b.WriteString("\t" + l + "\n")
-		}
-	}
-	if line := stallLine(ivs); line != "" {
-		b.WriteString("\t" + line + "\n")
+	for _, l := range ServerLines(c, unit) {
+		b.WriteString("\t" + l + "\n")
 	}
 	return b.String()
+}
+
+// ServerLines are a cell's "Server:" lines (per unit, "transaction" or
+// "query"), for a front end that prints its own report: the per-unit
+// figures, the host's CPU and goslap's share, why a figure is missing,
+// and the stalls. None when the cell was not sampled.
+func ServerLines(c *Cell, unit string) []string {
+	f, ivs := cellServer(c, unit)
+	var out []string
+	if f != nil {
+		out = servermetrics.Lines(*f)
+	}
+	if line := stallLine(ivs); line != "" {
+		out = append(out, line)
+	}
+	return out
 }
 
 // stallLine names the intervals whose throughput fell below half the
