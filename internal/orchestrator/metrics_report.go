@@ -8,10 +8,10 @@ import (
 	"github.com/goslap/goslap/internal/servermetrics"
 )
 
-// cellServer is a cell's server figures over its measured iterations and
+// CellServer is a cell's server figures over its measured iterations and
 // its intervals with their stall flags (nil, nil when it was not
 // sampled).
-func cellServer(c *Cell, unit string) (*jsondoc.ServerFigures, []jsondoc.Interval) {
+func CellServer(c *Cell, unit string) (*jsondoc.ServerFigures, []jsondoc.Interval) {
 	var b jsondoc.Benchmark
 	serverJSON(&b, c.Benchmarks, c.Servers, unit)
 	return b.Server, b.Intervals
@@ -37,7 +37,7 @@ func (t *TextReport) serverLines(c *Cell) string {
 // figures, the host's CPU and goslap's share, why a figure is missing,
 // and the stalls. None when the cell was not sampled.
 func ServerLines(c *Cell, unit string) []string {
-	f, ivs := cellServer(c, unit)
+	f, ivs := CellServer(c, unit)
 	var out []string
 	if f != nil {
 		out = servermetrics.Lines(*f)

@@ -148,6 +148,7 @@ func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error)
 		}
 	}
 	b.Ops = []jsondoc.Op{op}
+	b.Server, b.Intervals = r.Server, r.Intervals
 	return b, nil
 }
 
