@@ -303,6 +303,9 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
+		if err := writeTimeline(cfg, res); err != nil {
+			return fmt.Errorf("--plot's timeline: %w", err)
+		}
 	}
 	return nil
 }
