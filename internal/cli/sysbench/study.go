@@ -177,8 +177,12 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return fatalf("%v", err)
 	}
 	cfg.ReadServers = e.JSONSet
-	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff, PID: e.ServerPID}
-	if !e.ServerMetricsOff && (e.ServerReport || len(cfg.Targets) > 1) {
+	// Sampled when something shows it (the document, the timeline, the
+	// Server: lines): the engine's interval snapshots it needs cost the
+	// load (BENCHMARKS.md, "Server metrics").
+	shown := e.JSONSet || e.Plot != "" || e.ServerReport || len(cfg.Targets) > 1
+	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff || !shown, PID: e.ServerPID}
+	if !cfg.ServerMetrics.Off && (e.ServerReport || len(cfg.Targets) > 1) {
 		cfg.Observer.Cell = func(cell *orchestrator.Cell) error {
 			for _, l := range orchestrator.ServerLines(cell, "transaction") {
 				fmt.Fprintln(out, l)
