@@ -20,6 +20,7 @@ type Endpoint struct {
 	Password    string
 	PasswordSet bool
 	Sandbox     bool // a sandbox: connect over Socket as root
+	PID         int  // a sandbox's server process (its CPU and IO figures)
 }
 
 // Point is one cell of the benchmark matrix for one target: one engine at

@@ -107,7 +107,7 @@ func startSandbox(ctx context.Context, binary string, options []string, tempDir 
 		return nil, ctx.Err()
 	}
 	return &Running{
-		Endpoint: Endpoint{Host: "127.0.0.1", Port: s.Port, Socket: s.Socket, User: "root", PasswordSet: true, Sandbox: true},
+		Endpoint: Endpoint{Host: "127.0.0.1", Port: s.Port, Socket: s.Socket, User: "root", PasswordSet: true, Sandbox: true, PID: s.PID()},
 		Version:  ShortVersion(s.Binary, s.Version),
 		Dir:      s.Dir,
 		stop:     s.Stop,

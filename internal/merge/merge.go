@@ -270,6 +270,7 @@ func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) 
 		}
 		b.Figures = fig
 	}
+	mergeServer(&b, parts)
 	return &b, skew, nil
 }
 

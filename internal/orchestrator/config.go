@@ -200,6 +200,12 @@ type Config struct {
 	ReadServers bool
 	// Plot, when set, is the chart file written at the end.
 	Plot string
+	// ServerMetrics samples every target's server around each measured
+	// iteration (metrics.go): Off turns it off, PID names an existing
+	// server's process; Driver, Found, Unit and Interval are filled per
+	// target (a sandbox's pid, the kept interval). Its Warn defaults to
+	// Observer.Log.
+	ServerMetrics Metrics
 	// Table prints the side-by-side comparison at the end even with one
 	// target (the front end's choice; several targets or a server-option
 	// sweep always print it).

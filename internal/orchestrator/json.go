@@ -92,6 +92,7 @@ func cellBenchmark(cfg *Config, c *Cell, clients int, target float64) (jsondoc.B
 	if *pt != (jsondoc.Point{}) {
 		b.Point = pt
 	}
+	serverJSON(&b, c.Benchmarks, c.Servers, cfg.ServerMetrics.unit())
 	if target > 0 {
 		b.Rate = rate(target, c, &b)
 	}

@@ -63,6 +63,12 @@ type Loop struct {
 
 	// Observer: Begin, Interval, Iteration and Cell are used.
 	Observer Observer
+
+	// Metrics, if set, samples the server around every measured
+	// iteration (metrics.go); the cells keep what it saw in Servers.
+	Metrics  *Metrics
+	sampling *sampling
+	last     *IterationServer // the iteration's, for series
 }
 
 // Limits are what stops and paces every iteration of a Loop (engine.Plan).
@@ -79,6 +85,10 @@ type Limits struct {
 
 // Run runs the loop and returns its cells in order, the failed one last.
 func (l *Loop) Run(ctx context.Context) (cells []*Cell, err error) {
+	defer func() {
+		l.sampling.close()
+		l.sampling = nil
+	}()
 	engines := l.Engines
 	if len(engines) == 0 {
 		engines = []Engine{{}}
@@ -134,6 +144,7 @@ func (l *Loop) series(ctx context.Context, p workload.Point, e Engine) (cells []
 			b, err := l.iteration(ctx, workload.Iteration{Point: pc, Number: n})
 			if b != nil {
 				c.Benchmarks = append(c.Benchmarks, b)
+				c.Servers = append(c.Servers, l.last)
 				if summariser != nil {
 					c.states = append(c.states, summariser.IterationDone(b))
 				}
@@ -182,7 +193,12 @@ func (l *Loop) iteration(ctx context.Context, it workload.Iteration) (*results.B
 			return nil, err
 		}
 	}
+	var sampled *iterationSampling
+	if s := l.sampler(ctx); s != nil {
+		sampled = s.begin(ctx, &plan)
+	}
 	b, err := engine.Run(ctx, plan)
+	l.last = sampled.end(ctx)
 	if b != nil {
 		if l.Name != "" {
 			b.Workload = l.Name

@@ -30,6 +30,10 @@ type TextReport struct {
 	ScaleLabel string
 	// Ops are the workload's op names (Workload.Ops), for --latency.
 	Ops []string
+	// Server adds the "Server:" block under each cell (metrics_report.go):
+	// the server's figures per Unit ("transaction" when "").
+	Server bool
+	Unit   string
 }
 
 // Observer returns the observer that prints the report.
@@ -91,6 +95,9 @@ func (t *TextReport) WriteCell(c *Cell) error {
 	}
 	fmt.Fprintf(&b, "\tAverage number of queries per client: %d\n", perClient)
 	b.WriteString(t.workloadLines(c, s))
+	if t.Server {
+		b.WriteString(t.serverLines(c))
+	}
 	b.WriteString("\n")
 	if w, ok := c.Summary.(interface{ Write(io.Writer) error }); ok {
 		if err := w.Write(&b); err != nil {
@@ -295,6 +302,9 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 	if cfg.Plot != "" {
 		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {
 			return fmt.Errorf("--plot: %w", err)
+		}
+		if err := writeTimeline(cfg, res); err != nil {
+			return fmt.Errorf("--plot's timeline: %w", err)
 		}
 	}
 	return nil

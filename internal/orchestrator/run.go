@@ -25,6 +25,9 @@ type Cell struct {
 	Setting    string // "NAME=VALUE" of the server-option sweep, "" without
 	Clients    int
 	Benchmarks []*results.Benchmark // one per iteration
+	// Servers are what the server sampling saw in each iteration (nil
+	// entries: not sampled); see Metrics.
+	Servers []*IterationServer
 	// Summary is the workload's own report of the cell (TPC-C's tpmC
 	// sections), nil for workloads without one (see cellSummariser).
 	Summary any
@@ -239,6 +242,7 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		Word: studyWording.Word, Summaries: true,
 		Observer: Observer{Begin: cfg.Observer.Begin, Interval: cfg.Observer.Interval,
 			Iteration: cfg.Observer.Iteration, Cell: cfg.Observer.Cell}}
+	l.Metrics = r.metrics(rootCfg)
 	if cfg.Shard != nil {
 		l.Plan = func(_ workload.Iteration, p *engine.Plan) (func(*results.Benchmark, error) error, error) {
 			cfg.Shard.plan(p)

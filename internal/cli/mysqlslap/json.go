@@ -148,6 +148,7 @@ func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error)
 		}
 	}
 	b.Ops = []jsondoc.Op{op}
+	b.Server, b.Intervals = r.Server, r.Intervals
 	return b, nil
 }
 
@@ -172,7 +173,13 @@ var optionValue = map[string]func(o *Options) any{
 	"warmup-time": func(o *Options) any {
 		return o.Ext.WarmupTime.String()
 	},
-	"rate":          func(o *Options) any { return o.Ext.Rate },
+	"rate": func(o *Options) any { return o.Ext.Rate },
+	"server-pid": func(o *Options) any {
+		if o.Ext.ServerPID == 0 {
+			return nil
+		}
+		return o.Ext.ServerPID
+	},
 	"ignore-errors": func(o *Options) any { return o.Ext.IgnoreErrors },
 	"seed": func(o *Options) any {
 		if !o.Ext.SeedSet {

@@ -76,12 +76,41 @@ type Extensions struct {
 	// --skip-thread-per-client-below): mysqlconn's measured threshold.
 	ThreadBelow    int
 	ThreadBelowSet bool
+	// ServerMetrics (--server-metrics, on by default;
+	// --skip-server-metrics) samples the server's counters, CPU and IO
+	// around every measured iteration on a connection of its own;
+	// ServerPID (--server-pid=N) names the server's process when goslap
+	// cannot find it; ServerReport (--server-report) prints the "Server:"
+	// block under each result.
+	ServerMetrics bool
+	ServerPID     int
+	ServerReport  bool
 }
 
 // loadOptions returns the option rows for goslap's own options, bound to ext.
 func loadOptions(ext *Extensions) []*getopt.Option {
 	ext.ShowProgress = true
+	ext.ServerMetrics = true
 	rows := []*getopt.Option{
+		{Name: "server-metrics", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.ServerMetrics,
+			Help: "Sample the server's status counters, its process's CPU and IO and the host's CPU at the start and end " +
+				"of every measured run and every second, on a connection of its own, when --json, --server-report, --plot's " +
+				"timeline or a comparison of targets shows it (on by default; --skip-server-metrics turns it off)."},
+		{Name: "server-pid", Arg: getopt.RequiredArg, Var: getopt.VarNone,
+			Help: "The server's process id on this host, for its CPU and IO figures when goslap cannot find it " +
+				"(by its socket, its loopback port or its pid file).",
+			Hook: func(s getopt.Setting) error {
+				v, err := strconv.Atoi(strings.TrimSpace(s.Value))
+				if err != nil || v < 1 {
+					return Exitf(1, "--server-pid=%s: expected a process id", s.Value)
+				}
+				ext.ServerPID = v
+				return nil
+			},
+			Off: func() error { ext.ServerPID = 0; return nil }},
+		{Name: "server-report", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.ServerReport,
+			Help: "Print a short Server: block under each result: the server's CPU, disk reads and writes per " +
+				"transaction (per query for mysqlslap's load), the host's CPU and the share goslap used."},
 		{Name: "latency", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.Latency,
 			Help: "Measure every query: print p50/p95/p99/p99.9/max latency, queries per second, " +
 				"executed queries, errors and the iteration time deviation under each Benchmark block, " +

@@ -156,6 +156,7 @@ var offSamples = map[string]string{
 	"target": "a:sandbox", "plot": "chart.svg", "thread-per-client-below": "8",
 	"workload": "oltp_read_write", "sweep-server-option": "innodb_buffer_pool_size=1G,2G", "report-interval": "10",
 	"shard": "1/3", "start-at": "now+3s", "late-start": "fail", "run-id": "r1", "shard-wait": "30s",
+	"server-pid": "1234",
 }
 
 // TestLoadValueOptionsSkipMeansOff: for goslap's own options, --skip-X and

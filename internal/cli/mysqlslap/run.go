@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/orchestrator"
@@ -164,6 +166,8 @@ type runner struct {
 	loads int
 	// engine is the engine whose runs are under way.
 	engine sqlgen.Engine
+	// serverCfg reaches the server without a schema (its sampling).
+	serverCfg *mysql.Config
 }
 
 func (r *runner) connect() error {
@@ -176,6 +180,7 @@ func (r *runner) connect() error {
 	if err != nil {
 		return exitWith(err)
 	}
+	r.serverCfg = mainCfg
 	// MariaDB runs --init-command on worker connections only (spec 1.1).
 	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
 		return exitWith(err)
@@ -234,7 +239,7 @@ func (r *runner) loop() *orchestrator.Loop {
 	l := &orchestrator.Loop{Workload: scriptSteps{r.script, r}, Session: &workload.Session{Main: r.main}, Clients: r.workers,
 		Concurrency: r.p.Concurrency, Iterations: r.p.Iterations,
 		Limits: orchestrator.Limits{Duration: o.Ext.RunTime, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate, Seed: r.seed},
-		Plan:   r.plan}
+		Plan:   r.plan, Metrics: r.metrics()}
 	if o.Ext.TolerantErrors() {
 		l.Limits.Ignore = o.Ext.Tolerates
 	}
@@ -255,7 +260,7 @@ func (r *runner) loop() *orchestrator.Loop {
 	}
 	l.Observer.Cell = func(c *orchestrator.Cell) error {
 		r.Note("Generating stats")
-		return r.Done(r.engine, c.Clients)
+		return r.done(r.engine, c)
 	}
 	return l
 }
@@ -345,7 +350,8 @@ func (r *runner) loadError(err error) error {
 
 // Done reports one benchmark (engine × concurrency value) from its
 // iterations' results, as soon as they are done.
-func (r *runner) Done(e sqlgen.Engine, clients int) error {
+func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
+	clients := c.Clients
 	rate := r.c.Options.Ext.Rate
 	share := loadShare{Clients: clients, Rate: rate}
 	if r.shard != nil {
@@ -353,8 +359,14 @@ func (r *runner) Done(e sqlgen.Engine, clients int) error {
 	}
 	res := benchmarkResult(r.c, e, clients, share, r.benches, r.out.Stderr)
 	r.benches = r.benches[:0]
+	res.Server, res.Intervals = orchestrator.CellServer(c, "query")
 	if err := r.report(&res); err != nil {
 		return err
+	}
+	if r.o.Ext.ServerReport && !r.c.Silent {
+		if err := writeServerLines(r.out.Stdout, c); err != nil {
+			return err
+		}
 	}
 	r.results = append(r.results, res)
 	return nil

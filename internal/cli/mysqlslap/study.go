@@ -434,6 +434,13 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.ReadServers = o.Ext.JSONSet
 	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
+	// Several sides compared, or asked: the server's figures under each cell.
+	// The server is sampled when something shows it (the document, the
+	// timeline, the Server: block): the engine's interval snapshots it
+	// needs cost the load (BENCHMARKS.md, "Server metrics").
+	shown := o.Ext.JSONSet || sb.Plot != "" || o.Ext.ServerReport || rep.Targets
+	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics || !shown, PID: o.Ext.ServerPID}
+	rep.Server = !cfg.ServerMetrics.Off && (o.Ext.ServerReport || rep.Targets)
 	cfg.Observer = rep.Observer()
 	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
 		return nil, false, err

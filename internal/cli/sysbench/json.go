@@ -105,6 +105,7 @@ func optionValues(c *Config, cfg *orchestrator.Config) map[string]any {
 		"mysql-ignore-errors": ignore, "mysql-debug": m.Debug,
 		"target": targets, "sandbox": sandbox, "sandbox-option": nonNil(c.Extras.SandboxOptions), "plot": c.Extras.Plot,
 		"latency": c.Extras.Latency, "iterations": max(c.Extras.Iterations, 1), "json": json,
+		"server-metrics": !c.Extras.ServerMetricsOff, "server-pid": serverPID(c), "server-report": c.Extras.ServerReport,
 	}
 	if out["mysql-port"] == nil || len(m.Ports) == 0 {
 		out["mysql-port"] = []int{}
@@ -137,4 +138,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// serverPID is --server-pid for the document: null when not given.
+func serverPID(c *Config) any {
+	if c.Extras.ServerPID == 0 {
+		return nil
+	}
+	return c.Extras.ServerPID
 }

@@ -629,6 +629,24 @@ func (c *Config) general(name string, w word) error {
 			return err
 		}
 		c.Extras.Latency = b
+	case "server-metrics":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Extras.ServerMetricsOff = !b
+	case "server-pid":
+		n, err := uintValue(name, w)
+		if err != nil || n == 0 || n > 1<<22 {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.ServerPID = int(n)
+	case "server-report":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Extras.ServerReport = b
 	case "iterations":
 		n, err := uintValue(name, w)
 		if err != nil || n == 0 {

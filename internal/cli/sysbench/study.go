@@ -34,11 +34,18 @@ type Extras struct {
 	JSON    string
 	JSONSet bool
 	jsonOut io.Writer // the document's stdout (Main sends the rest to stderr)
+	// ServerMetricsOff is --server-metrics=off: no sampling of the
+	// server's counters, CPU and IO; ServerPID (--server-pid=N) names the
+	// server's process; ServerReport (--server-report) prints the
+	// "Server:" lines under each report.
+	ServerMetricsOff bool
+	ServerPID        int
+	ServerReport     bool
 }
 
 // Active reports whether the command needs the study runner.
 func (e Extras) Active() bool {
-	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1 || e.JSONSet
+	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1 || e.JSONSet || e.ServerReport
 }
 
 // runStudy runs the command with goslap's extras. A sandbox starts empty,
@@ -170,6 +177,20 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return fatalf("%v", err)
 	}
 	cfg.ReadServers = e.JSONSet
+	// Sampled when something shows it (the document, the timeline, the
+	// Server: lines): the engine's interval snapshots it needs cost the
+	// load (BENCHMARKS.md, "Server metrics").
+	shown := e.JSONSet || e.Plot != "" || e.ServerReport || len(cfg.Targets) > 1
+	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff || !shown, PID: e.ServerPID}
+	if !cfg.ServerMetrics.Off && (e.ServerReport || len(cfg.Targets) > 1) {
+		cfg.Observer.Cell = func(cell *orchestrator.Cell) error {
+			for _, l := range orchestrator.ServerLines(cell, "transaction") {
+				fmt.Fprintln(out, l)
+			}
+			fmt.Fprintln(out)
+			return nil
+		}
+	}
 	res, err := orchestrator.Run(ctx, cfg)
 	if err == nil {
 		err = orchestrator.Finish(out, cfg, res)

@@ -141,6 +141,12 @@ type Benchmark struct {
 	Figures *Figures `json:"figures,omitempty"`
 	OLTP    *OLTP    `json:"oltp,omitempty"`
 	TPCC    *TPCC    `json:"tpcc,omitempty"`
+
+	// Server is what the server and its host did over the measured
+	// iterations (absent with --skip-server-metrics); Intervals every
+	// iteration's report intervals (interval.go).
+	Server    *ServerFigures `json:"server,omitempty"`
+	Intervals []Interval     `json:"intervals,omitempty"`
 }
 
 // Iteration is one measured phase: absolute wall-clock bounds (warm-up

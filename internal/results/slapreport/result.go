@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results/jsondoc"
 )
 
 // BenchmarkResult is what one mysqlslap "Benchmark" block reports: one engine
@@ -30,6 +31,12 @@ type BenchmarkResult struct {
 	// Measurements are goslap's per-query figures (zero for results not
 	// produced by Run, e.g. --only-print).
 	Measurements
+
+	// Server and Intervals are what goslap's sampling of the server saw
+	// (nil without it): per query, and per report interval. Only the JSON
+	// document and --server-report show them.
+	Server    *jsondoc.ServerFigures
+	Intervals []jsondoc.Interval
 }
 
 // Bounds are the start and end of a measured phase.

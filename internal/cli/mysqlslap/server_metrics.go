@@ -1,0 +1,36 @@
+package mysqlslap
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/goslap/goslap/internal/orchestrator"
+)
+
+// metrics is the sampling of mysqlslap's load: on when something shows
+// it (--json, --server-report), so a plain command line opens no extra
+// connection and prints what mysqlslap prints. Units are queries.
+func (r *runner) metrics() *orchestrator.Metrics {
+	ext := r.o.Ext
+	if !ext.ServerMetrics || r.serverCfg == nil || !(ext.JSONSet || ext.ServerReport) {
+		return nil
+	}
+	return &orchestrator.Metrics{Driver: r.serverCfg, PID: ext.ServerPID, Unit: "query",
+		Warn: func(line string) { fmt.Fprintf(r.out.Stderr, "%s: warning: %s\n", ProgName, line) }}
+}
+
+// writeServerLines prints the cell's Server: lines (--server-report)
+// under its Benchmark block.
+func writeServerLines(w io.Writer, c *orchestrator.Cell) error {
+	lines := orchestrator.ServerLines(c, "query")
+	if len(lines) == 0 {
+		return nil
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(w, "\t%s\n", l); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
