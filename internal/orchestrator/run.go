@@ -19,12 +19,15 @@ import (
 // Cell is one engine × size × concurrency point of one target, measured
 // over the iterations.
 type Cell struct {
-	Target     string
-	Engine     Engine
-	Scale      int64  // 0: the workload's own size
-	Setting    string // "NAME=VALUE" of the server-option sweep, "" without
-	Clients    int
-	Benchmarks []*results.Benchmark // one per iteration
+	Target  string
+	Engine  Engine
+	Scale   int64  // 0: the workload's own size
+	Setting string // "NAME=VALUE" of the server-option sweep, "" without
+	Clients int
+	// Round is the cell's round (1..Rounds) when the study ran several
+	// interleaved rounds (Config.Rounds); 0 without.
+	Round, Rounds int
+	Benchmarks    []*results.Benchmark // one per iteration
 	// Summary is the workload's own report of the cell (TPC-C's tpmC
 	// sections), nil for workloads without one (see cellSummariser).
 	Summary any
@@ -87,6 +90,9 @@ type Result struct {
 	// Servers are what each target's server reported before the load
 	// (Config.ReadServers), by target label.
 	Servers map[string]*jsondoc.Server
+	// Mode says how the sides ran: "" for each target in turn, once;
+	// with Config.Rounds, the rounds' mode and order.
+	Mode string
 }
 
 // Run runs the study. The first error ends it; a full run's tables are
@@ -111,6 +117,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	values := []string{""}
 	if cfg.Server.Active() {
 		values = cfg.Server.Values
+	}
+	if cfg.Rounds > 1 {
+		return runRounds(ctx, cfg, targets, values, res)
 	}
 	byLabel := map[string]int{}
 	for _, v := range values {
@@ -187,26 +196,7 @@ func (r *runner) log(format string, args ...any) {
 
 func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 	cfg := r.cfg
-	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
-	if err != nil {
-		return nil, err
-	}
-	rootCfg, err := cfg.Driver(r.ep, "")
-	if err != nil {
-		return nil, err
-	}
-	if r.conn, err = mysqlconn.NewConnector(schemaCfg, ""); err != nil {
-		return nil, err
-	}
-	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
-		return nil, err
-	}
-	if r.clients, err = mysqlconn.NewConnector(schemaCfg, cfg.InitCommand); err != nil {
-		return nil, err
-	}
-	// A fresh workload per target: its record of what it created is this
-	// target's.
-	if r.wl, err = cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
+	if err := r.setup(); err != nil {
 		return nil, err
 	}
 	if cfg.Observer.Target != nil {
@@ -222,13 +212,52 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		// Before main closes: the other shards learn of this one's end.
 		defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 	}
-	if cfg.ReadServers {
+	r.readServer(main)
+	return r.loop(r.session(main)).Run(ctx)
+}
+
+// setup opens the target's connectors and builds its workload.
+func (r *runner) setup() error {
+	cfg := r.cfg
+	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
+	if err != nil {
+		return err
+	}
+	rootCfg, err := cfg.Driver(r.ep, "")
+	if err != nil {
+		return err
+	}
+	if r.conn, err = mysqlconn.NewConnector(schemaCfg, ""); err != nil {
+		return err
+	}
+	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
+		return err
+	}
+	if r.clients, err = mysqlconn.NewConnector(schemaCfg, cfg.InitCommand); err != nil {
+		return err
+	}
+	// A fresh workload per target: its record of what it created is this
+	// target's.
+	r.wl, err = cfg.Settings.Build(cfg.Workload, cfg.Common)
+	return err
+}
+
+// readServer records what the target's server reports (Config.ReadServers).
+func (r *runner) readServer(main *mysqlconn.Conn) {
+	if r.cfg.ReadServers {
 		if _, seen := r.res.Servers[r.label]; !seen {
 			r.res.Servers[r.label] = jsondoc.ReadServer(main.QueryStrings, mysqlconn.ErrorText)
 		}
 	}
-	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: cfg.Observer.Say, Progress: func(string, int64, int64) {}}
+}
 
+func (r *runner) session(main *mysqlconn.Conn) *workload.Session {
+	return &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: r.cfg.Observer.Say, Progress: func(string, int64, int64) {}}
+}
+
+// loop is the target's Loop over the configured matrix.
+func (r *runner) loop(s *workload.Session) *Loop {
+	cfg := r.cfg
 	l := &Loop{Target: r.label, Setting: r.setting, Name: cfg.Workload, Workload: r.wl, Session: s, Clients: r.clients,
 		Engines: cfg.Engines, Scales: cfg.Scales, Concurrency: cfg.Clients, Iterations: cfg.Iterations,
 		Limits: Limits{Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
@@ -245,7 +274,7 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 			return nil, nil
 		}
 	}
-	return l.Run(ctx)
+	return l
 }
 
 // mainConn opens the main connection and selects the schema; a full run

@@ -635,6 +635,12 @@ func (c *Config) general(name string, w word) error {
 			return invalidValue(name, w.value)
 		}
 		c.Extras.Iterations = int(n)
+	case "rounds":
+		n, err := uintValue(name, w)
+		if err != nil || n == 0 || n > 1000 {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.Rounds = int(n)
 	case "thread-stack-size":
 		refuse("goslap's clients are goroutines, which have no fixed stack size")
 	case "debug", "validate", "db-debug":
