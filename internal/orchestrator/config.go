@@ -170,6 +170,11 @@ type Config struct {
 	// (verdict.Order), every side up at once; 0 or 1: one round, each
 	// side in turn.
 	Rounds int
+	// Metric is the throughput the verdicts compare ("" = the workload's,
+	// workload.CompareMetric; tps, qps, rw-qps, tpmc, or pNN); Percentile
+	// the latency percentile compared beside it (0 = DefaultPercentile).
+	Metric     string
+	Percentile float64
 
 	// Limits of every iteration (engine.Plan).
 	Duration time.Duration

@@ -291,6 +291,9 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
 		writeTpmC(w, cfg, res.Cells)
+		if err := writeVerdicts(w, cfg, res); err != nil {
+			return err
+		}
 	}
 	if cfg.Plot != "" {
 		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {

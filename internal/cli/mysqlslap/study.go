@@ -44,6 +44,8 @@ type WorkloadArgs struct {
 	ReportInterval string
 	// Rounds is --rounds as given ("" when not).
 	Rounds string
+	// Metric is --compare-metric as given ("" when not).
+	Metric string
 	// Assignments are the workload options in command-line order.
 	Assignments []workloadAssignment
 }
@@ -87,6 +89,10 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Help: "N: with --workload, run the whole matrix N times with the targets and the swept server-option values " +
 				"interleaved at every point (A B, B A, ...), each server quiesced first, and print per point the paired " +
 				"ratio to the first side with its 95 % confidence interval and a verdict."},
+		{Name: "compare-metric", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Metric,
+			Off: func() error { w.Metric = ""; return nil },
+			Help: "tps|qps|rw-qps|tpmc|pNN: with --workload, the figure the verdicts compare (default: the workload's own " +
+				"- tps, rw-qps for sysbench 0.4/0.5, tpmc for TPC-C - and p95 latency)."},
 		// Bound to scratch space and kept through Hook, as the workloads'
 		// rows are: mysqlslap's document (which lists bound options) stays
 		// as it was; studyOptionValues records it.
@@ -208,6 +214,8 @@ func checkWorkloadOptions(o *Options) error {
 		return Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames())
 	case w.ReportInterval != "":
 		return Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames())
+	case w.Metric != "":
+		return Exitf(1, "--compare-metric needs --workload=NAME (%s)", workloadNames())
 	case w.Rounds != "":
 		return Exitf(1, "--rounds needs --workload=NAME (%s): mysqlslap's own load runs each target in turn", workloadNames())
 	case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
@@ -409,6 +417,11 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		}
 		cfg.Rounds = n
 	}
+	if w.Metric != "" {
+		if cfg.Metric, err = orchestrator.ParseMetric(w.Metric); err != nil {
+			return nil, false, exitWith(err)
+		}
+	}
 	if w.Sweep != "" {
 		if cfg.Server, err = orchestrator.ParseServerSweep(w.Sweep); err != nil {
 			return nil, false, exitWith(err)
@@ -539,6 +552,7 @@ func studyOptionValues(o *Options, cfg *orchestrator.Config) map[string]any {
 	out := optionValues(o)
 	out["report-interval"] = o.workload.ReportInterval
 	out["rounds"] = max(cfg.Rounds, 1)
+	out["compare-metric"] = cfg.Metric
 	inverted := map[string]string{}
 	for field, f := range frontNames {
 		if f.inverted {

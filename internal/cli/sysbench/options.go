@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/workload"
@@ -635,6 +636,12 @@ func (c *Config) general(name string, w word) error {
 			return invalidValue(name, w.value)
 		}
 		c.Extras.Iterations = int(n)
+	case "compare-metric":
+		m, err := orchestrator.ParseMetric(w.value)
+		if err != nil {
+			return &ParseError{Msg: err.Error(), option: name}
+		}
+		c.Extras.Metric = m
 	case "rounds":
 		n, err := uintValue(name, w)
 		if err != nil || n == 0 || n > 1000 {

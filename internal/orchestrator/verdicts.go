@@ -1,0 +1,279 @@
+package orchestrator
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/goslap/goslap/internal/verdict"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// DefaultPercentile is the latency percentile studies compare when the
+// front end names none (sysbench's default).
+const DefaultPercentile = 95
+
+// ParseMetric checks a comparison metric's name (--compare-metric): tps,
+// qps, rw-qps, tpmc, or pNN for a latency percentile.
+func ParseMetric(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "tps", "qps", "rw-qps", "tpmc":
+		return s, nil
+	}
+	if p, ok := percentileOf(s); ok && p > 0 && p < 100 {
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown comparison metric '%s': want tps, qps, rw-qps, tpmc or a latency percentile such as p95 or p99.9", s)
+}
+
+func percentileOf(metric string) (float64, bool) {
+	rest, ok := strings.CutPrefix(metric, "p")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.ParseFloat(rest, 64)
+	return p, err == nil
+}
+
+// metrics are the figures a study's verdicts compare: its throughput
+// metric (Config.Metric or the workload's, workload.CompareMetric) and
+// the latency percentile (Config.Percentile).
+func (c *Config) metrics(wl workload.Workload) []string {
+	m := c.Metric
+	if m == "" {
+		m = "tps"
+		if wl != nil {
+			m = workload.CompareMetric(wl)
+		}
+	}
+	pct := c.Percentile
+	if pct <= 0 {
+		pct = DefaultPercentile
+	}
+	lat := "p" + strconv.FormatFloat(pct, 'f', -1, 64)
+	if m == lat {
+		return []string{m}
+	}
+	if _, isLat := percentileOf(m); isLat {
+		return []string{m}
+	}
+	return []string{m, lat}
+}
+
+// cellValue is a cell's figure of metric (0, false when it has none).
+func cellValue(c *Cell, metric string) (float64, bool) {
+	s := Summarise(c.Benchmarks)
+	sec := s.Elapsed.Seconds()
+	switch metric {
+	case "tps":
+		return s.TPS, s.TPS > 0
+	case "qps":
+		return s.QPS, s.QPS > 0
+	case "rw-qps":
+		if sec <= 0 {
+			return 0, false
+		}
+		var rw uint64
+		for _, b := range c.Benchmarks {
+			rw += b.Tally.Reads + b.Tally.Writes
+		}
+		v := float64(rw) / sec
+		return v, v > 0
+	case "tpmc":
+		if r, ok := c.Summary.(interface{ TpmC() float64 }); ok {
+			v := r.TpmC()
+			return v, v > 0
+		}
+		return 0, false
+	}
+	p, ok := percentileOf(metric)
+	if !ok {
+		return 0, false
+	}
+	h := merged(c.Benchmarks).Service
+	if h.TotalCount() == 0 {
+		return 0, false
+	}
+	v := float64(h.ValueAtQuantile(p)) / 1000
+	return v, v > 0
+}
+
+// Side names one side of a comparison: a target at a server-option value.
+type Side struct {
+	Target  string
+	Setting string // "" without a server-option sweep
+}
+
+func (s Side) String() string {
+	if s.Setting == "" {
+		return s.Target
+	}
+	if s.Target == "server" || s.Target == "" {
+		return s.Setting
+	}
+	return s.Target + " " + s.Setting
+}
+
+// PointVerdicts are the verdicts of one point (engine × size ×
+// concurrency): per metric, every side's per-round values and each side's
+// comparison with the baseline (the first side).
+type PointVerdicts struct {
+	Engine  string
+	Scale   int64
+	Clients int
+	Metrics []MetricVerdicts
+}
+
+// MetricVerdicts is one metric's share of a point's verdicts.
+type MetricVerdicts struct {
+	Metric string
+	Better verdict.Better
+	Sides  []Side
+	// Values are per side (index of Sides), per round.
+	Values [][]float64
+	// Results compare Sides[i] (i ≥ 1) with Sides[0]: Results[i-1]; a
+	// side whose rounds cannot be paired has Err instead.
+	Results []verdict.Result
+	Errs    []string
+}
+
+// Verdicts compares every side with the first at every point, on each of
+// the study's metrics, paired by round (a run without rounds has one).
+// It returns nil when there is one side.
+func Verdicts(cfg *Config, cells []*Cell) []PointVerdicts {
+	type key struct {
+		engine  string
+		scale   int64
+		clients int
+	}
+	var sides []Side
+	seenSide := map[Side]int{}
+	var keys []key
+	byKey := map[key]map[Side][]*Cell{}
+	var wl workload.Workload
+	for _, c := range cells {
+		if wl == nil {
+			wl = c.workload
+		}
+		sd := Side{c.Target, c.Setting}
+		if _, ok := seenSide[sd]; !ok {
+			seenSide[sd] = len(sides)
+			sides = append(sides, sd)
+		}
+		k := key{c.Engine.Label(), c.Scale, c.Clients}
+		if byKey[k] == nil {
+			byKey[k] = map[Side][]*Cell{}
+			keys = append(keys, k)
+		}
+		byKey[k][sd] = append(byKey[k][sd], c)
+	}
+	if len(sides) < 2 {
+		return nil
+	}
+	var out []PointVerdicts
+	for _, k := range keys {
+		pv := PointVerdicts{Engine: k.engine, Scale: k.scale, Clients: k.clients}
+		for _, m := range cfg.metrics(wl) {
+			mv := MetricVerdicts{Metric: m, Better: verdict.Higher, Sides: sides, Values: make([][]float64, len(sides))}
+			if _, lat := percentileOf(m); lat {
+				mv.Better = verdict.Lower
+			}
+			for i, sd := range sides {
+				for _, c := range byKey[k][sd] {
+					v, _ := cellValue(c, m)
+					mv.Values[i] = append(mv.Values[i], v)
+				}
+			}
+			for i := 1; i < len(sides); i++ {
+				r, err := verdict.Compare(mv.Values[0], mv.Values[i], mv.Better)
+				msg := ""
+				if err != nil {
+					msg = err.Error()
+				}
+				mv.Results = append(mv.Results, r)
+				mv.Errs = append(mv.Errs, msg)
+			}
+			pv.Metrics = append(pv.Metrics, mv)
+		}
+		out = append(out, pv)
+	}
+	return out
+}
+
+// writeVerdicts prints the per-point verdicts: each side's per-round
+// values, the paired ratio to the baseline with its interval, and the
+// verdict in words.
+func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
+	vs := Verdicts(cfg, res.Cells)
+	if len(vs) == 0 {
+		return nil
+	}
+	rounds := max(cfg.Rounds, 1)
+	head := fmt.Sprintf("\nVerdicts: each side against %s, paired by round", vs[0].Metrics[0].Sides[0])
+	if rounds > 1 {
+		head += fmt.Sprintf(" (%d rounds; ratio = geometric mean of the per-round ratios, 95 %% t interval on their logs)", rounds)
+	}
+	fmt.Fprintln(w, head+":")
+	if res.Mode != "" {
+		fmt.Fprintf(w, "Mode: %s\n", res.Mode)
+	}
+	for _, pv := range vs {
+		var at []string
+		if pv.Engine != "" {
+			at = append(at, "engine "+pv.Engine)
+		}
+		if pv.Scale > 0 {
+			label := cfg.ScaleName
+			if label == "" {
+				label = "size"
+			}
+			at = append(at, label+" "+strconv.FormatInt(pv.Scale, 10))
+		}
+		at = append(at, strconv.Itoa(pv.Clients)+" clients")
+		fmt.Fprintf(w, "\n%s:\n", strings.Join(at, ", "))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, mv := range pv.Metrics {
+			unit := mv.Metric
+			if mv.Better == verdict.Lower {
+				unit += " ms"
+			}
+			for i, sd := range mv.Sides {
+				var vals []string
+				for _, v := range mv.Values[i] {
+					vals = append(vals, formatFigure(v))
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", sd, unit, strings.Join(vals, "  "))
+			}
+			for i, r := range mv.Results {
+				name := mv.Sides[i+1].String() + " vs " + mv.Sides[0].String()
+				if mv.Errs[i] != "" {
+					fmt.Fprintf(tw, "  %s\t%s\tno verdict: %s\n", name, mv.Metric, mv.Errs[i])
+					continue
+				}
+				ratio := "ratio " + strconv.FormatFloat(r.Ratio, 'f', 3, 64)
+				if r.HasCI() {
+					ratio += fmt.Sprintf(" (95 %% CI %.3f–%.3f)", r.Low, r.High)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s: %s\n", name, mv.Metric, ratio, r.String())
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatFigure prints a figure with a precision that suits its size.
+func formatFigure(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
