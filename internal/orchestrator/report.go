@@ -291,6 +291,9 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
 		writeTpmC(w, cfg, res.Cells)
+		if err := writePoints(w, cfg, res.Cells); err != nil {
+			return err
+		}
 		if err := writeVerdicts(w, cfg, res); err != nil {
 			return err
 		}
@@ -320,7 +323,7 @@ func writeTpmC(w io.Writer, cfg *Config, cells []*Cell) {
 		if len(cfg.Scales) > 1 {
 			row = append(row, strconv.FormatInt(c.Scale, 10))
 		}
-		engine := c.Engine.Label()
+		engine := c.engineLabel()
 		if engine == "" {
 			engine = "-"
 		}

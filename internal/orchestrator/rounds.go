@@ -222,7 +222,7 @@ func outcomesOf(res *Result, sides []*side) *Result {
 		k := key{c.Target, c.Engine.Label(), c.Setting, c.Scale, c.Clients}
 		pc, ok := pooled[k]
 		if !ok {
-			pc = &Cell{Target: c.Target, Engine: c.Engine, Scale: c.Scale, Setting: c.Setting, Clients: c.Clients}
+			pc = &Cell{Target: c.Target, Engine: c.Engine, TableEngine: c.TableEngine, Scale: c.Scale, Setting: c.Setting, Clients: c.Clients}
 			pooled[k] = pc
 			keys = append(keys, k)
 		}

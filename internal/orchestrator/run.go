@@ -27,7 +27,10 @@ type Cell struct {
 	// Round is the cell's round (1..Rounds) when the study ran several
 	// interleaved rounds (Config.Rounds); 0 without.
 	Round, Rounds int
-	Benchmarks    []*results.Benchmark // one per iteration
+	// TableEngine is the engine the server gave the tables when none was
+	// asked for (Engine.Name ""), as the prepare found it; "" unknown.
+	TableEngine string
+	Benchmarks  []*results.Benchmark // one per iteration
 	// Summary is the workload's own report of the cell (TPC-C's tpmC
 	// sections), nil for workloads without one (see cellSummariser).
 	Summary any
@@ -169,10 +172,18 @@ func points(cells []*Cell) []compare.Point {
 	var out []compare.Point
 	for _, c := range cells {
 		s := Summarise(c.Benchmarks)
-		out = append(out, compare.Point{Engine: c.Engine.Label(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
+		out = append(out, compare.Point{Engine: c.engineLabel(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
 			AvgSeconds: s.AvgSeconds, QPS: s.QPS, P99Millis: s.P99Millis, Size: c.Scale, Setting: c.Setting})
 	}
 	return out
+}
+
+// engineLabel is the engine as asked for, or else as the server gave it.
+func (c *Cell) engineLabel() string {
+	if l := c.Engine.Label(); l != "" {
+		return l
+	}
+	return c.TableEngine
 }
 
 // runner runs the matrix on one target.
@@ -186,6 +197,8 @@ type runner struct {
 	root    *mysqlconn.Connector // without a schema
 	clients *mysqlconn.Connector // to the schema, with the clients' --init-command
 	wl      workload.Workload
+	// tableEngine is the engine of the prepared tables (Cell.TableEngine).
+	tableEngine string
 }
 
 func (r *runner) log(format string, args ...any) {
@@ -267,7 +280,15 @@ func (r *runner) loop(s *workload.Session) *Loop {
 		},
 		Word: studyWording.Word, Summaries: true,
 		Observer: Observer{Begin: cfg.Observer.Begin, Interval: cfg.Observer.Interval,
-			Iteration: cfg.Observer.Iteration, Cell: cfg.Observer.Cell}}
+			Iteration: cfg.Observer.Iteration, Cell: func(c *Cell) error {
+				if c.Engine.Name == "" {
+					c.TableEngine = r.tableEngine
+				}
+				if cfg.Observer.Cell != nil {
+					return cfg.Observer.Cell(c)
+				}
+				return nil
+			}}}
 	if cfg.Shard != nil {
 		l.Plan = func(_ workload.Iteration, p *engine.Plan) (func(*results.Benchmark, error) error, error) {
 			cfg.Shard.plan(p)
@@ -382,6 +403,9 @@ func (r *runner) prepare(ctx context.Context, s *workload.Session, p workload.Po
 	sizes, serr := Sizes(s.Main, r.wl, p, r.ep.Sandbox)
 	if serr != nil {
 		return false, nil, end(serr)
+	}
+	if len(sizes) > 0 {
+		r.tableEngine = sizes[0].Engine
 	}
 	if cfg.Observer.Prepared != nil {
 		cfg.Observer.Prepared(r.label, r.setting, p, sizes)

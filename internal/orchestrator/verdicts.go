@@ -3,10 +3,12 @@ package orchestrator
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/verdict"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -163,7 +165,7 @@ func Verdicts(cfg *Config, cells []*Cell) []PointVerdicts {
 			seenSide[sd] = len(sides)
 			sides = append(sides, sd)
 		}
-		k := key{c.Engine.Label(), c.Scale, c.Clients}
+		k := key{c.engineLabel(), c.Scale, c.Clients}
 		if byKey[k] == nil {
 			byKey[k] = map[Side][]*Cell{}
 			keys = append(keys, k)
@@ -276,4 +278,140 @@ func formatFigure(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// comparisonJSON is the document's comparison section (nil with one side).
+func comparisonJSON(cfg *Config, res *Result) *jsondoc.Comparison {
+	vs := Verdicts(cfg, res.Cells)
+	if len(vs) == 0 {
+		return nil
+	}
+	mode := res.Mode
+	if mode == "" {
+		mode = "sequential: each side to the end in turn, once"
+	}
+	out := &jsondoc.Comparison{Mode: mode, Rounds: max(cfg.Rounds, 1), Baseline: vs[0].Metrics[0].Sides[0].String(),
+		Method: "paired by round; geometric mean of the per-round ratios with a 95 % Student t interval on their logs"}
+	for _, pv := range vs {
+		p := jsondoc.ComparisonPoint{Engine: pv.Engine, Scale: pv.Scale, Clients: pv.Clients}
+		for _, mv := range pv.Metrics {
+			m := jsondoc.ComparedMetric{Metric: mv.Metric, HigherIsBetter: mv.Better == verdict.Higher}
+			for i, sd := range mv.Sides {
+				m.Sides = append(m.Sides, jsondoc.RoundValues{Target: sd.Target, ServerOption: sd.Setting, Values: mv.Values[i]})
+			}
+			for i, r := range mv.Results {
+				sd := mv.Sides[i+1]
+				v := jsondoc.Verdict{Target: sd.Target, ServerOption: sd.Setting, Error: mv.Errs[i]}
+				if v.Error == "" {
+					v.Ratio, v.Median, v.Low, v.High, v.Detectable = r.Ratio, r.Median, r.Low, r.High, r.Detectable
+					v.Outcome, v.Text = outcomeWord(r.Outcome), r.String()
+				} else {
+					v.Outcome = outcomeWord(verdict.NoVerdict)
+				}
+				m.Verdicts = append(m.Verdicts, v)
+			}
+			p.Metrics = append(p.Metrics, m)
+		}
+		out.Points = append(out.Points, p)
+	}
+	return out
+}
+
+func outcomeWord(o verdict.Outcome) string {
+	switch o {
+	case verdict.Faster:
+		return "faster"
+	case verdict.Slower:
+		return "slower"
+	case verdict.NoDifference:
+		return "no-difference"
+	}
+	return "no-verdict"
+}
+
+// writePoints prints one row per side and point with the study's
+// figures (the median over the rounds when there are several): what a
+// single-target sweep prints, kept when there are targets to compare.
+func writePoints(w io.Writer, cfg *Config, cells []*Cell) error {
+	type key struct {
+		side    Side
+		engine  string
+		scale   int64
+		clients int
+	}
+	var keys []key
+	byKey := map[key][]*Cell{}
+	var wl workload.Workload
+	for _, c := range cells {
+		if wl == nil {
+			wl = c.workload
+		}
+		k := key{Side{c.Target, c.Setting}, c.engineLabel(), c.Scale, c.Clients}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], c)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	cols := []string{"tps", "qps"}
+	for _, m := range cfg.metrics(wl) {
+		if m != "tps" && m != "qps" {
+			cols = append(cols, m)
+		}
+	}
+	head := "\nPer point"
+	if cfg.Rounds > 1 {
+		head += fmt.Sprintf(" (median of %d rounds)", cfg.Rounds)
+	}
+	fmt.Fprintln(w, head+": tps = transactions per second, qps = queries per second, latency in ms")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	h := []string{"target"}
+	if cfg.Server.Active() {
+		h = append(h, cfg.Server.Name)
+	}
+	if len(cfg.Scales) > 1 {
+		h = append(h, cfg.ScaleName)
+	}
+	h = append(h, "engine", "clients")
+	fmt.Fprintln(tw, strings.Join(append(h, cols...), "\t"))
+	for _, k := range keys {
+		row := []string{k.side.Target}
+		if cfg.Server.Active() {
+			row = append(row, strings.TrimPrefix(k.side.Setting, cfg.Server.Name+"="))
+		}
+		if len(cfg.Scales) > 1 {
+			row = append(row, strconv.FormatInt(k.scale, 10))
+		}
+		engine := k.engine
+		if engine == "" {
+			engine = "-"
+		}
+		row = append(row, engine, strconv.Itoa(k.clients))
+		for _, m := range cols {
+			var vals []float64
+			for _, c := range byKey[k] {
+				if v, ok := cellValue(c, m); ok {
+					vals = append(vals, v)
+				}
+			}
+			if len(vals) == 0 {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, formatFigure(medianOf(vals)))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -20,8 +20,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/luascript"
