@@ -36,6 +36,15 @@ type Point struct {
 	// set for this point ("innodb_buffer_pool_size=64M"; "" = none).
 	Size    int64
 	Setting string
+	// Study figures (internal/orchestrator), 0 when unknown: the study's
+	// metric (ChartLabels.Metric) and latency percentile
+	// (ChartLabels.Latency), each with its 95 % interval over the rounds
+	// (Low = High = the figure with one round), and for a target after the
+	// first its ratio of the metric to the first target's at the same
+	// point, paired by round, with its interval.
+	Metric, MetricLow, MetricHigh    float64
+	Latency, LatencyLow, LatencyHigh float64
+	Ratio, RatioLow, RatioHigh       float64
 }
 
 // BenchFunc runs the whole benchmark matrix once against ep and returns its

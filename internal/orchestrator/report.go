@@ -299,7 +299,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		}
 	}
 	if cfg.Plot != "" {
-		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {
+		if err := compare.WriteStudyChartFile(cfg.Plot, res.Outcomes, cfg.axis(), studyChart(cfg, res)); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}

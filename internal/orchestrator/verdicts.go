@@ -3,11 +3,13 @@ package orchestrator
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/verdict"
 	"github.com/goslap/goslap/internal/workload"
@@ -414,4 +416,113 @@ func medianOf(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// metricWords is a metric's axis label.
+func metricWords(m string) string {
+	switch m {
+	case "tps":
+		return "transactions per second"
+	case "qps":
+		return "queries per second"
+	case "rw-qps":
+		return "read/write requests per second"
+	case "tpmc":
+		return "tpmC (New-Orders per minute)"
+	}
+	return m + " latency (ms)"
+}
+
+// geoMeanCI is the geometric mean of positive values and its 95 % t
+// interval (0, 0 with fewer than two values).
+func geoMeanCI(vals []float64) (m, lo, hi float64) {
+	var logs []float64
+	for _, v := range vals {
+		if v > 0 {
+			logs = append(logs, math.Log(v))
+		}
+	}
+	if len(logs) == 0 {
+		return 0, 0, 0
+	}
+	n := float64(len(logs))
+	var sum float64
+	for _, l := range logs {
+		sum += l
+	}
+	mean := sum / n
+	if len(logs) < 2 {
+		return math.Exp(mean), 0, 0
+	}
+	var sq float64
+	for _, l := range logs {
+		sq += (l - mean) * (l - mean)
+	}
+	half := verdict.TQuantile(1-(1-verdict.Confidence)/2, n-1) * math.Sqrt(sq/(n-1)) / math.Sqrt(n)
+	return math.Exp(mean), math.Exp(mean - half), math.Exp(mean + half)
+}
+
+// studyChart fills the outcomes' points with the study's figures (the
+// metric and the latency percentile over the rounds, with intervals, and
+// the second target's paired ratio to the first) and returns the chart's
+// labels for them.
+func studyChart(cfg *Config, res *Result) compare.ChartLabels {
+	var wl workload.Workload
+	for _, c := range res.Cells {
+		if c.workload != nil {
+			wl = c.workload
+			break
+		}
+	}
+	ms := cfg.metrics(wl)
+	thr, lat := ms[0], ""
+	if len(ms) > 1 {
+		lat = ms[1]
+	}
+	labels := compare.ChartLabels{Metric: metricWords(thr), Latency: lat, Rounds: max(cfg.Rounds, 1)}
+	type key struct {
+		target, engine, setting string
+		scale                   int64
+		clients                 int
+	}
+	byKey := map[key][]*Cell{}
+	for _, c := range res.Cells {
+		k := key{c.Target, c.engineLabel(), c.Setting, c.Scale, c.Clients}
+		byKey[k] = append(byKey[k], c)
+	}
+	values := func(cells []*Cell, m string) []float64 {
+		var out []float64
+		for _, c := range cells {
+			v, _ := cellValue(c, m)
+			out = append(out, v)
+		}
+		return out
+	}
+	for i := range res.Outcomes {
+		o := &res.Outcomes[i]
+		for j := range o.Points {
+			p := &o.Points[j]
+			cells := byKey[key{o.Target.Label, p.Engine, p.Setting, p.Size, p.Concurrency}]
+			if len(cells) == 0 {
+				continue
+			}
+			p.Metric, p.MetricLow, p.MetricHigh = geoMeanCI(values(cells, thr))
+			if lat != "" {
+				p.Latency, p.LatencyLow, p.LatencyHigh = geoMeanCI(values(cells, lat))
+			}
+			if i == 0 || len(res.Outcomes) != 2 {
+				continue
+			}
+			base := byKey[key{res.Outcomes[0].Target.Label, p.Engine, p.Setting, p.Size, p.Concurrency}]
+			r, err := verdict.Compare(values(base, thr), values(cells, thr), verdict.Higher)
+			if err != nil {
+				continue
+			}
+			p.Ratio = r.Ratio
+			if r.HasCI() {
+				p.RatioLow, p.RatioHigh = r.Low, r.High
+			}
+		}
+	}
+	return labels
 }
