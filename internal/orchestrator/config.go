@@ -245,8 +245,8 @@ func (c *Config) Check() error {
 	}
 	if c.Rounds > 1 {
 		switch {
-		case c.Phase != PhaseAll:
-			return fmt.Errorf("--rounds=%d interleaves the sides of one full run: the %s command runs one phase alone", c.Rounds, c.Phase)
+		case c.Phase != PhaseAll && c.Phase != PhaseRun:
+			return fmt.Errorf("--rounds=%d interleaves measured runs: the %s command measures nothing", c.Rounds, c.Phase)
 		case c.Shard != nil:
 			return fmt.Errorf("--rounds=%d cannot be sharded: each shard would interleave its own rounds; run the rounds in one process", c.Rounds)
 		}

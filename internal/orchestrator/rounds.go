@@ -247,6 +247,10 @@ func cfgName(setting string) string {
 // measured.
 var quiesceLimit = 60 * time.Second
 
+// quiesceSteady is how long a server may make no progress towards
+// settling before goslap measures it as it is.
+const quiesceSteady = 2 * time.Second
+
 // Settled thresholds: what an idle InnoDB keeps dirty or unpurged
 // between two statements of its own background work.
 const (
@@ -275,9 +279,16 @@ func quiesce(ctx context.Context, m *mysqlconn.Conn, sandbox bool, limit time.Du
 	}
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
+	// Progress is a new low of either figure; a server that makes none
+	// for quiesceSteady is as settled as it gets (an open transaction
+	// elsewhere can hold purge back for ever).
+	lowDirty, lowHistory, progressed := dirty, history, time.Now()
 	for dirty > settledDirtyPages || history > settledHistory {
 		if time.Since(started) > limit {
 			return fmt.Sprintf("still %d dirty pages and a history list of %s after %s: measuring anyway", dirty, historyWord(history), limit)
+		}
+		if time.Since(progressed) > quiesceSteady {
+			return fmt.Sprintf("steady at %d dirty pages, history list %s (no progress in %s; waited %.1f s)", dirty, historyWord(history), quiesceSteady, time.Since(started).Seconds())
 		}
 		select {
 		case <-ctx.Done():
@@ -286,6 +297,9 @@ func quiesce(ctx context.Context, m *mysqlconn.Conn, sandbox bool, limit time.Du
 		}
 		if dirty, history, err = innodbBacklog(m); err != nil {
 			return "not quiesced: " + err.Error()
+		}
+		if dirty < lowDirty || history < lowHistory {
+			lowDirty, lowHistory, progressed = min(lowDirty, dirty), min(lowHistory, history), time.Now()
 		}
 	}
 	how := "waited"
