@@ -84,13 +84,18 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
-		{Name: "rounds", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Rounds,
-			Off: func() error { w.Rounds = ""; return nil },
+		// rounds and compare-metric: bound to scratch space and kept
+		// through Hook, as report-interval below (mysqlslap's document
+		// stays as it was; studyOptionValues records them).
+		{Name: "rounds", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
+			Hook: func(s getopt.Setting) error { w.Rounds = s.Value; return nil },
+			Off:  func() error { w.Rounds = ""; return nil },
 			Help: "N: with --workload, run the whole matrix N times with the targets and the swept server-option values " +
 				"interleaved at every point (A B, B A, ...), each server quiesced first, and print per point the paired " +
 				"ratio to the first side with its 95 % confidence interval and a verdict."},
-		{Name: "compare-metric", Arg: getopt.RequiredArg, Var: getopt.VarString, String: &w.Metric,
-			Off: func() error { w.Metric = ""; return nil },
+		{Name: "compare-metric", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
+			Hook: func(s getopt.Setting) error { w.Metric = s.Value; return nil },
+			Off:  func() error { w.Metric = ""; return nil },
 			Help: "tps|qps|rw-qps|tpmc|pNN: with --workload, the figure the verdicts compare (default: the workload's own " +
 				"- tps, rw-qps for sysbench 0.4/0.5, tpmc for TPC-C - and p95 latency)."},
 		// Bound to scratch space and kept through Hook, as the workloads'
