@@ -224,6 +224,20 @@ func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
 	if res.Mode != "" {
 		fmt.Fprintf(w, "Mode: %s\n", res.Mode)
 	}
+	// One target swept over a server option: the value names the side.
+	name := Side.String
+	targets := map[string]bool{}
+	for _, sd := range vs[0].Metrics[0].Sides {
+		targets[sd.Target] = true
+	}
+	if len(targets) == 1 {
+		name = func(sd Side) string {
+			if sd.Setting != "" {
+				return sd.Setting
+			}
+			return sd.Target
+		}
+	}
 	for _, pv := range vs {
 		var at []string
 		if pv.Engine != "" {
@@ -249,19 +263,19 @@ func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
 				for _, v := range mv.Values[i] {
 					vals = append(vals, formatFigure(v))
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\n", sd, unit, strings.Join(vals, "  "))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", name(sd), unit, strings.Join(vals, "  "))
 			}
 			for i, r := range mv.Results {
-				name := mv.Sides[i+1].String() + " vs " + mv.Sides[0].String()
+				pair := name(mv.Sides[i+1]) + " vs " + name(mv.Sides[0])
 				if mv.Errs[i] != "" {
-					fmt.Fprintf(tw, "  %s\t%s\tno verdict: %s\n", name, mv.Metric, mv.Errs[i])
+					fmt.Fprintf(tw, "  %s\t%s\tno verdict: %s\n", pair, mv.Metric, mv.Errs[i])
 					continue
 				}
 				ratio := "ratio " + strconv.FormatFloat(r.Ratio, 'f', 3, 64)
 				if r.HasCI() {
 					ratio += fmt.Sprintf(" (95 %% CI %.3f–%.3f)", r.Low, r.High)
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s: %s\n", name, mv.Metric, ratio, r.String())
+				fmt.Fprintf(tw, "  %s\t%s\t%s: %s\n", pair, mv.Metric, ratio, r.String())
 			}
 		}
 		if err := tw.Flush(); err != nil {
