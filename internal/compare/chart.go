@@ -282,9 +282,28 @@ func newPanel(title, ylabel string, series []Series, y figure, a Axis) (*plot.Pl
 	p.X.Label.Text = a.label(series)
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	xOf, _ := a.positions(series)
+	xOf, logScale := a.positions(series)
 	var plotted []Point
-	for _, s := range series {
+	// Series with error bars are drawn a little apart along x (by their
+	// index), so that intervals at one point do not hide each other.
+	dodge := func(x float64, _ int) float64 { return x }
+	if hasIntervals(series, y) && len(series) > 1 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range series {
+			for _, pt := range s.Points {
+				lo, hi = min(lo, xOf(pt)), max(hi, xOf(pt))
+			}
+		}
+		step := 0.012
+		dodge = func(x float64, i int) float64 {
+			off := step * (float64(i) - float64(len(series)-1)/2)
+			if logScale && lo > 0 {
+				return x * math.Pow(max(hi/lo, 2), off)
+			}
+			return x + off*max(hi-lo, 1)
+		}
+	}
+	for si, s := range series {
 		var ep errorPoints
 		bars := false
 		for _, pt := range s.Points {
@@ -292,7 +311,7 @@ func newPanel(title, ylabel string, series []Series, y figure, a Axis) (*plot.Pl
 			if v <= 0 { // unknown: leave a gap rather than draw a false zero
 				continue
 			}
-			ep.XYs = append(ep.XYs, plotter.XY{X: xOf(pt), Y: v})
+			ep.XYs = append(ep.XYs, plotter.XY{X: dodge(xOf(pt), si), Y: v})
 			e := struct{ Low, High float64 }{}
 			if lo > 0 && hi > 0 && hi > lo {
 				e.Low, e.High = max(v-lo, 0), max(hi-v, 0)
@@ -325,6 +344,18 @@ func newPanel(title, ylabel string, series []Series, y figure, a Axis) (*plot.Pl
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plainTicks{}
 	return p, nil
+}
+
+// hasIntervals reports whether any point of series has an interval of y.
+func hasIntervals(series []Series, y figure) bool {
+	for _, s := range series {
+		for _, pt := range s.Points {
+			if _, lo, hi := y(pt); lo > 0 && hi > lo {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // newRatioPanel plots the second target's paired ratio to the first
@@ -396,8 +427,19 @@ func setXAxis(p *plot.Plot, a Axis, xOf func(Point) float64, plotted []Point, se
 		// geometrically (16, 64, 256).
 		p.X.Scale = plot.LogScale{}
 	}
-	if len(ticks) == 1 {
+	switch {
+	case len(ticks) == 1:
 		p.X.Min, p.X.Max = ticks[0].Value*0.5, ticks[0].Value*1.5
+	case len(ticks) > 1 && p.X.Scale == (plot.LogScale{}):
+		// A margin, so the first and last points' error bars are not
+		// drawn on the frame.
+		lo, hi := ticks[0].Value, ticks[len(ticks)-1].Value
+		m := math.Pow(hi/lo, 0.04)
+		p.X.Min, p.X.Max = lo/m, hi*m
+	case len(ticks) > 1:
+		lo, hi := ticks[0].Value, ticks[len(ticks)-1].Value
+		m := (hi - lo) * 0.04
+		p.X.Min, p.X.Max = lo-m, hi+m
 	}
 }
 
