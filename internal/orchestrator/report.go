@@ -134,6 +134,9 @@ func (t *TextReport) workloadLines(c *Cell, s Summary) string {
 	if len(c.Benchmarks) > 1 {
 		what = append(what, fmt.Sprintf("%d iterations", len(c.Benchmarks)))
 	}
+	if c.Round > 0 {
+		what = append(what, fmt.Sprintf("round %d of %d", c.Round, c.Rounds))
+	}
 	fmt.Fprintf(&b, "\tWorkload: %s\n", strings.Join(what, ", "))
 	var tally workload.Tally
 	for _, bm := range c.Benchmarks {

@@ -22,7 +22,7 @@ func TestRoundsBufferPoolAB(t *testing.T) {
 		t.Errorf("%d Benchmark blocks, want 10 (2 pools × 5 rounds):\n%s", n, out)
 	}
 	for _, want := range []string{"Mode: 5 rounds, 2 sides up at once, interleaved at every point (A B; B A; B A; A B; …)",
-		"Per point (median of 5 rounds)"} {
+		"Per point (median of 5 rounds)", "Workload: oltp_read_only, server option innodb_buffer_pool_size=8M, round 5 of 5\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
