@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Is the other release faster or slower than the one we run? Starts a
-# throw-away sandbox from each server given (one after another), runs the same
-# InnoDB benchmark on each, and prints each target's mysqlslap report, the
-# side-by-side table (ratios against the first) and the chart's path.
+# throw-away sandbox from each server given (all up at once), loads the same
+# InnoDB OLTP tables into each, runs ROUNDS interleaved rounds (a b, b a, ...;
+# each server quiesced before it is measured), and prints each run's report,
+# the side-by-side table, every side's per-round figures with the paired ratio
+# to the first, its 95 % confidence interval and the verdict, and the chart's
+# path.
 #
 # Usage: examples/compare-versions.sh [SERVER...]
 #   SERVER is a mariadbd/mysqld path, a name on PATH, a directory holding one
@@ -20,9 +23,9 @@
 #   examples/compare-versions.sh /usr/sbin/mariadbd ~/src/mariadb/build
 #
 # Environment: GOSLAP (a goslap binary; default: built from this checkout),
-# QUERIES (per run, default 10000), CONCURRENCY (default 8,32), ITERATIONS
-# (default 3), CHART (default versions.svg), VERBOSE=1 (goslap -v: which
-# system-table SQL, messages and plugins each sandbox uses).
+# ROUNDS (default 5), RUN_TIME (per run, default 5s), TABLE_SIZE (default
+# 10000), CONCURRENCY (default 8,32), CHART (default versions.svg), VERBOSE=1
+# (goslap -v: which system-table SQL, messages and plugins each sandbox uses).
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin:/usr/local/go/bin"
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -104,8 +107,8 @@ chart="${CHART:-versions.svg}"
 verbose=()
 [ "${VERBOSE:-}" = 1 ] && verbose=(-v)
 "$goslap" --no-defaults "${verbose[@]+"${verbose[@]}"}" \
-  --auto-generate-sql --engine=innodb \
-  --concurrency="${CONCURRENCY:-8,32}" --iterations="${ITERATIONS:-3}" --number-of-queries="${QUERIES:-10000}" \
+  --workload=oltp_read_write --engine=innodb --table-size="${TABLE_SIZE:-10000}" \
+  --concurrency="${CONCURRENCY:-8,32}" --run-time="${RUN_TIME:-5s}" --rounds="${ROUNDS:-5}" \
   "${targets[@]}" --plot="$chart"
 echo
 echo "chart: $chart"

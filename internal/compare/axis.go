@@ -94,7 +94,7 @@ func (a Axis) positions(series []Series) (xOf func(Point) float64, logScale bool
 	for _, v := range pos {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	logScale = numeric && len(pos) > 1 && hi/lo >= 4
+	logScale = numeric && len(pos) > 1 && hi/lo > 10
 	return func(p Point) float64 { return pos[a.text(p)] }, logScale
 }
 

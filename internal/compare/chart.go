@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,6 +107,22 @@ func WriteChartFile(path string, outcomes []Outcome) error {
 // WriteChartFileAxis is WriteChartFile with axis a on the x axis (a
 // study's swept table size or server option).
 func WriteChartFileAxis(path string, outcomes []Outcome, a Axis) (err error) {
+	return WriteStudyChartFile(path, outcomes, a, ChartLabels{})
+}
+
+// ChartLabels name a study's own figures (Point.Metric, Point.Latency):
+// with Metric set the chart plots them instead of queries per second and
+// p99, with their intervals as error bars, and with two targets adds a
+// panel of the second's ratio to the first.
+type ChartLabels struct {
+	Metric  string // "transactions per second"
+	Latency string // "p95"
+	// Rounds is the number of rounds the intervals are over (1: none).
+	Rounds int
+}
+
+// WriteStudyChartFile is WriteChartFileAxis with the study's figures.
+func WriteStudyChartFile(path string, outcomes []Outcome, a Axis, labels ChartLabels) (err error) {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	if !slices.Contains(ChartFormats, format) {
 		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
@@ -120,7 +137,7 @@ func WriteChartFileAxis(path string, outcomes []Outcome, a Axis) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := writeChart(tmp, format, outcomes, a); err != nil {
+	if err := writeChart(tmp, format, outcomes, a, labels); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -140,10 +157,19 @@ func WriteChartFileAxis(path string, outcomes []Outcome, a Axis) (err error) {
 // p99 latency against concurrency when any point has one. format is "svg"
 // (fonts embedded), "png" or "pdf".
 func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
-	return writeChart(w, format, outcomes, AxisConcurrency)
+	return writeChart(w, format, outcomes, AxisConcurrency, ChartLabels{})
 }
 
-func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis) error {
+// WriteStudyChart is WriteChart along axis a with the study's figures.
+func WriteStudyChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels ChartLabels) error {
+	return writeChart(w, format, outcomes, a, labels)
+}
+
+// figure is what a panel plots of a point: the value and its interval
+// (low, high; both 0 without one).
+type figure func(Point) (v, low, high float64)
+
+func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels ChartLabels) error {
 	series := BuildAxisSeries(outcomes, a)
 	chartTitle, latencyTitle := ChartTitle, LatencyTitle
 	if a != AxisConcurrency {
@@ -153,17 +179,58 @@ func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis) error {
 	if len(series) == 0 {
 		return errors.New("no results to chart")
 	}
-	qps, err := newPanel(chartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS }, a)
+	ylabel, latLabel := QPSLabel, LatencyLabel
+	thr := func(p Point) (float64, float64, float64) { return p.QPS, 0, 0 }
+	lat := func(p Point) (float64, float64, float64) { return p.P99Millis, 0, 0 }
+	hasLat := HasLatency(series)
+	if labels.Metric != "" {
+		ylabel = labels.Metric
+		thr = func(p Point) (float64, float64, float64) { return p.Metric, p.MetricLow, p.MetricHigh }
+		lat = func(p Point) (float64, float64, float64) { return p.Latency, p.LatencyLow, p.LatencyHigh }
+		latLabel = labels.Latency + " latency (ms)"
+		latencyTitle = labels.Latency + " latency vs " + a.titleSuffix()
+		if labels.Rounds > 1 {
+			ci := fmt.Sprintf(" (%d rounds, bars: 95 %% CI)", labels.Rounds)
+			chartTitle += ci
+			latencyTitle += ci
+		}
+		hasLat = false
+		for _, s := range series {
+			for _, p := range s.Points {
+				hasLat = hasLat || p.Latency > 0
+			}
+		}
+	}
+	qps, err := newPanel(chartTitle, ylabel, series, thr, a)
 	if err != nil {
 		return err
 	}
 	panels := []*plot.Plot{qps}
-	if HasLatency(series) {
-		lat, err := newPanel(latencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis }, a)
+	if hasLat {
+		lp, err := newPanel(latencyTitle, latLabel, series, lat, a)
 		if err != nil {
 			return err
 		}
-		panels = append(panels, lat)
+		panels = append(panels, lp)
+	}
+	if labels.Metric != "" && len(outcomes) == 2 {
+		var second []Series
+		for _, s := range series {
+			if s.Target == 1 {
+				second = append(second, s)
+			}
+		}
+		title := fmt.Sprintf("%s / %s: %s ratio", outcomes[1].Target.Label, outcomes[0].Target.Label, labels.Metric)
+		if labels.Rounds > 1 {
+			title += " (paired by round, bars: 95 % CI)"
+		}
+		rp, err := newRatioPanel(title, second, a, series)
+		if err != nil {
+			return err
+		}
+		if rp != nil {
+			panels = append(panels, rp)
+		}
 	}
 	legend, err := newLegend(series)
 	if err != nil {
@@ -200,8 +267,16 @@ func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis) error {
 
 var plotBackground = plot.New().BackgroundColor
 
-// newPanel is one chart panel: y(point) against axis a for every series.
-func newPanel(title, ylabel string, series []Series, y func(Point) float64, a Axis) (*plot.Plot, error) {
+// errorPoints are a series' points with their intervals (offsets below
+// and above each value), for plotter.NewYErrorBars.
+type errorPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// newPanel is one chart panel: y(point) against axis a for every series,
+// with error bars where y has an interval.
+func newPanel(title, ylabel string, series []Series, y figure, a Axis) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = a.label(series)
@@ -209,26 +284,142 @@ func newPanel(title, ylabel string, series []Series, y func(Point) float64, a Ax
 	p.Add(plotter.NewGrid())
 	xOf, logScale := a.positions(series)
 	var plotted []Point
-	for _, s := range series {
-		xys := make(plotter.XYs, 0, len(s.Points))
+	// Series with error bars are drawn a little apart along x (by their
+	// index), so that intervals at one point do not hide each other.
+	dodge := func(x float64, _ int) float64 { return x }
+	if hasIntervals(series, y) && len(series) > 1 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range series {
+			for _, pt := range s.Points {
+				lo, hi = min(lo, xOf(pt)), max(hi, xOf(pt))
+			}
+		}
+		step := 0.012
+		dodge = func(x float64, i int) float64 {
+			off := step * (float64(i) - float64(len(series)-1)/2)
+			if logScale && lo > 0 {
+				return x * math.Pow(max(hi/lo, 2), off)
+			}
+			return x + off*max(hi-lo, 1)
+		}
+	}
+	for si, s := range series {
+		var ep errorPoints
+		bars := false
 		for _, pt := range s.Points {
-			v := y(pt)
+			v, lo, hi := y(pt)
 			if v <= 0 { // unknown: leave a gap rather than draw a false zero
 				continue
 			}
-			xys = append(xys, plotter.XY{X: xOf(pt), Y: v})
+			ep.XYs = append(ep.XYs, plotter.XY{X: dodge(xOf(pt), si), Y: v})
+			e := struct{ Low, High float64 }{}
+			if lo > 0 && hi > 0 && hi > lo {
+				e.Low, e.High = max(v-lo, 0), max(hi-v, 0)
+				bars = true
+			}
+			ep.YErrors = append(ep.YErrors, e)
 			plotted = append(plotted, pt)
 		}
-		if len(xys) == 0 {
+		if len(ep.XYs) == 0 {
 			continue
 		}
-		line, points, err := plotter.NewLinePoints(xys)
+		line, points, err := plotter.NewLinePoints(ep.XYs)
 		if err != nil {
 			return nil, fmt.Errorf("series %s: %w", s.Name, err)
 		}
 		styleSeries(s, line, points)
 		p.Add(line, points)
+		if bars {
+			eb, err := plotter.NewYErrorBars(ep)
+			if err != nil {
+				return nil, fmt.Errorf("series %s: %w", s.Name, err)
+			}
+			eb.LineStyle.Color = line.Color
+			eb.LineStyle.Width = vg.Points(1.2)
+			eb.CapWidth = vg.Points(8)
+			p.Add(eb)
+		}
 	}
+	setXAxis(p, a, xOf, plotted, series)
+	p.Y.Min = 0
+	p.Y.Tick.Marker = plainTicks{}
+	return p, nil
+}
+
+// hasIntervals reports whether any point of series has an interval of y.
+func hasIntervals(series []Series, y figure) bool {
+	for _, s := range series {
+		for _, pt := range s.Points {
+			if _, lo, hi := y(pt); lo > 0 && hi > lo {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newRatioPanel plots the second target's paired ratio to the first
+// (Point.Ratio) with its interval and the 1.0 line; nil when no point
+// has a ratio.
+func newRatioPanel(title string, second []Series, a Axis, all []Series) (*plot.Plot, error) {
+	p, err := newPanel(title, "ratio (1 = no difference)", second, func(pt Point) (float64, float64, float64) {
+		return pt.Ratio, pt.RatioLow, pt.RatioHigh
+	}, a)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := math.Inf(1), 0.0
+	any := false
+	for _, s := range second {
+		for _, pt := range s.Points {
+			if pt.Ratio > 0 {
+				any = true
+				lo, hi = min(lo, pt.Ratio, nonZero(pt.RatioLow, pt.Ratio)), max(hi, pt.Ratio, pt.RatioHigh)
+			}
+		}
+	}
+	if !any {
+		return nil, nil
+	}
+	// The y range shows 1.0 and every interval, with a margin.
+	lo, hi = min(lo, 1), max(hi, 1)
+	pad := (hi - lo) * 0.1
+	if pad == 0 {
+		pad = 0.05
+	}
+	p.Y.Min, p.Y.Max = max(lo-pad, 0), hi+pad
+	xOf, _ := a.positions(all)
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range second {
+		for _, pt := range s.Points {
+			xmin, xmax = min(xmin, xOf(pt)), max(xmax, xOf(pt))
+		}
+	}
+	if xmin == xmax {
+		xmin, xmax = xmin*0.5, xmax*1.5
+	}
+	one, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: 1}, {X: xmax, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	one.Color = color.Gray{Y: 0x40}
+	one.Width = vg.Points(1)
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(one)
+	return p, nil
+}
+
+func nonZero(v, or float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return or
+}
+
+// setXAxis gives a panel its x ticks (the values in use, labelled as the
+// user wrote them) and a logarithmic scale when they span more than 10×.
+func setXAxis(p *plot.Plot, a Axis, xOf func(Point) float64, plotted []Point, series []Series) {
+	_, logScale := a.positions(series)
 	ticks := axisTicks(a, xOf, plotted)
 	p.X.Tick.Marker = ticks
 	if logScale && len(ticks) > 1 {
@@ -236,12 +427,20 @@ func newPanel(title, ylabel string, series []Series, y func(Point) float64, a Ax
 		// geometrically (16, 64, 256).
 		p.X.Scale = plot.LogScale{}
 	}
-	if len(ticks) == 1 {
+	switch {
+	case len(ticks) == 1:
 		p.X.Min, p.X.Max = ticks[0].Value*0.5, ticks[0].Value*1.5
+	case len(ticks) > 1 && p.X.Scale == (plot.LogScale{}):
+		// A margin, so the first and last points' error bars are not
+		// drawn on the frame.
+		lo, hi := ticks[0].Value, ticks[len(ticks)-1].Value
+		m := math.Pow(hi/lo, 0.04)
+		p.X.Min, p.X.Max = lo/m, hi*m
+	case len(ticks) > 1:
+		lo, hi := ticks[0].Value, ticks[len(ticks)-1].Value
+		m := (hi - lo) * 0.04
+		p.X.Min, p.X.Max = lo-m, hi+m
 	}
-	p.Y.Min = 0
-	p.Y.Tick.Marker = plainTicks{}
-	return p, nil
 }
 
 // plainTicks are gonum's default ticks labelled without trailing zeros
@@ -252,7 +451,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 10, 64) // 0.9, not 0.9000000000000001
 		}
 	}
 	return ticks

@@ -37,6 +37,15 @@ type Point struct {
 	// set for this point ("innodb_buffer_pool_size=64M"; "" = none).
 	Size    int64
 	Setting string
+	// Study figures (internal/orchestrator), 0 when unknown: the study's
+	// metric (ChartLabels.Metric) and latency percentile
+	// (ChartLabels.Latency), each with its 95 % interval over the rounds
+	// (Low = High = the figure with one round), and for a target after the
+	// first its ratio of the metric to the first target's at the same
+	// point, paired by round, with its interval.
+	Metric, MetricLow, MetricHigh    float64
+	Latency, LatencyLow, LatencyHigh float64
+	Ratio, RatioLow, RatioHigh       float64
 }
 
 // BenchFunc runs the whole benchmark matrix once against ep and returns its
@@ -101,6 +110,27 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = 30 * time.Second
 	}
+	binaries, err := Resolve(targets, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var outcomes []Outcome
+	for i, t := range targets {
+		if err := ctx.Err(); err != nil {
+			return outcomes, err
+		}
+		o, err := runOne(ctx, t, binaries[i], cfg)
+		if err != nil {
+			return outcomes, &TargetError{t.Label, err}
+		}
+		outcomes = append(outcomes, o)
+	}
+	return outcomes, nil
+}
+
+// Resolve checks the targets' labels and sandbox options and resolves
+// each sandbox's binary ("" for a server target), before anything starts.
+func Resolve(targets []Target, cfg Config) ([]string, error) {
 	seen := map[string]bool{}
 	binaries := make([]string, len(targets))
 	for i, t := range targets {
@@ -126,18 +156,7 @@ func Run(ctx context.Context, targets []Target, cfg Config) ([]Outcome, error) {
 		}
 		binaries[i] = p
 	}
-	var outcomes []Outcome
-	for i, t := range targets {
-		if err := ctx.Err(); err != nil {
-			return outcomes, err
-		}
-		o, err := runOne(ctx, t, binaries[i], cfg)
-		if err != nil {
-			return outcomes, &TargetError{t.Label, err}
-		}
-		outcomes = append(outcomes, o)
-	}
-	return outcomes, nil
+	return binaries, nil
 }
 
 func (cfg *Config) progress(label, format string, args ...any) {
@@ -158,9 +177,27 @@ func (e *TargetError) Unwrap() error { return e.Err }
 // runOne runs one target. For a sandbox, the deferred Stop runs on every
 // way out of this function.
 func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome, err error) {
+	o, ep, stop, err := Open(ctx, t, binary, cfg)
+	if err != nil {
+		return o, err
+	}
+	if stop != nil {
+		defer func() {
+			if serr := stop(); serr != nil && err == nil {
+				err = fmt.Errorf("stopping sandbox: %w", serr)
+			}
+		}()
+	}
+	o.Points, err = bench(ctx, t.Label, ep, cfg, stop)
+	return o, err
+}
+
+// Open readies one target: it starts a sandbox (binary as Resolve gave
+// it) or works out a server's endpoint. stop (nil for a server) stops and
+// removes the sandbox and says so; the caller must call it on every way
+// out. Rounds (internal/orchestrator) keep every side open at once.
+func Open(ctx context.Context, t Target, binary string, cfg Config) (o Outcome, ep Endpoint, stop func() error, err error) {
 	o = Outcome{Target: t}
-	var ep Endpoint
-	var stop func() error
 	switch t.Kind {
 	case Sandbox:
 		opts := append(append([]string(nil), cfg.SandboxOptions...), t.ServerOptions...)
@@ -170,18 +207,25 @@ func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome
 		}
 		cfg.progress(t.Label, "starting sandbox %s", desc)
 		started := time.Now()
+		if cfg.Start == nil {
+			cfg.Start = StartSandbox
+		}
 		sb, err := cfg.Start(ctx, binary, opts, cfg.TempDir)
 		if err != nil {
-			return o, err
+			return o, ep, nil, err
 		}
-		defer func() {
-			if serr := sb.Stop(); serr != nil && err == nil {
-				err = fmt.Errorf("stopping sandbox: %w", serr)
+		stopped := false
+		stop = func() error {
+			if stopped {
+				return nil
 			}
+			stopped = true
+			err := sb.Stop()
 			cfg.progress(t.Label, "sandbox stopped and removed")
-		}()
+			return err
+		}
 		cfg.progress(t.Label, "sandbox %s up in %.1fs (socket %s, port %d)", sb.Version, time.Since(started).Seconds(), sb.Endpoint.Socket, sb.Endpoint.Port)
-		ep, stop = sb.Endpoint, sb.Stop
+		ep = sb.Endpoint
 		o.Description = "sandbox: " + sb.Version
 		if len(opts) > 0 {
 			o.Description += " (" + strings.Join(opts, " ") + ")"
@@ -207,10 +251,9 @@ func runOne(ctx context.Context, t Target, binary string, cfg Config) (o Outcome
 		o.Description = t.String()
 		cfg.progress(t.Label, "%s", o.Description)
 	default:
-		return o, fmt.Errorf("unknown target kind %v", t.Kind)
+		return o, ep, nil, fmt.Errorf("unknown target kind %v", t.Kind)
 	}
-	o.Points, err = bench(ctx, t.Label, ep, cfg, stop)
-	return o, err
+	return o, ep, stop, nil
 }
 
 // bench runs cfg.Bench in a goroutine so that a cancelled ctx can stop the

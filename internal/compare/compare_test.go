@@ -486,11 +486,11 @@ func TestWriteChartFileErrors(t *testing.T) {
 // starts right of every data area.
 func TestChartLayout(t *testing.T) {
 	series := BuildSeries(sampleOutcomes(true))
-	qps, err := newPanel(ChartTitle, QPSLabel, series, func(p Point) float64 { return p.QPS * 100 }, AxisConcurrency)
+	qps, err := newPanel(ChartTitle, QPSLabel, series, func(p Point) (float64, float64, float64) { return p.QPS * 100, 0, 0 }, AxisConcurrency)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lat, err := newPanel(LatencyTitle, LatencyLabel, series, func(p Point) float64 { return p.P99Millis }, AxisConcurrency)
+	lat, err := newPanel(LatencyTitle, LatencyLabel, series, func(p Point) (float64, float64, float64) { return p.P99Millis, 0, 0 }, AxisConcurrency)
 	if err != nil {
 		t.Fatal(err)
 	}

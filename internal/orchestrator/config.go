@@ -165,6 +165,16 @@ type Config struct {
 	Clients    []int // concurrency levels, at least one
 	Iterations int   // >= 1
 	Server     ServerSweep
+	// Rounds runs the whole matrix this many times with the sides (the
+	// targets and the server-option values) interleaved at every point
+	// (verdict.Order), every side up at once; 0 or 1: one round, each
+	// side in turn.
+	Rounds int
+	// Metric is the throughput the verdicts compare ("" = the workload's,
+	// workload.CompareMetric; tps, qps, rw-qps, tpmc, or pNN); Percentile
+	// the latency percentile compared beside it (0 = DefaultPercentile).
+	Metric     string
+	Percentile float64
 
 	// Limits of every iteration (engine.Plan).
 	Duration time.Duration
@@ -238,6 +248,17 @@ func (c *Config) Check() error {
 		return fmt.Errorf("no concurrency level")
 	case c.Iterations < 1:
 		return fmt.Errorf("--iterations must be at least 1")
+	}
+	if c.Rounds > 1 {
+		switch {
+		case c.Phase != PhaseAll && c.Phase != PhaseRun:
+			return fmt.Errorf("--rounds=%d interleaves measured runs: the %s command measures nothing", c.Rounds, c.Phase)
+		case c.Shard != nil:
+			return fmt.Errorf("--rounds=%d cannot be sharded: each shard would interleave its own rounds; run the rounds in one process", c.Rounds)
+		}
+	}
+	if c.Rounds < 0 || c.Rounds > 1000 {
+		return fmt.Errorf("--rounds must be from 1 to 1000")
 	}
 	if c.NoDrop && c.Phase == PhaseAll && (len(c.Engines) > 1 || len(c.Scales) > 1) {
 		return fmt.Errorf("--no-drop keeps the tables, so a sweep over engines or table sizes could not prepare its next point: sweep without --no-drop, or prepare one point")

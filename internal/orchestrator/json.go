@@ -72,6 +72,7 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 		}
 		doc.Benchmarks = append(doc.Benchmarks, b)
 	}
+	doc.Comparison = comparisonJSON(cfg, res)
 	return doc, nil
 }
 
@@ -84,7 +85,7 @@ func cellBenchmark(cfg *Config, c *Cell, clients int, target float64) (jsondoc.B
 	if err != nil {
 		return b, err
 	}
-	b.Target, b.Workload = c.Target, cfg.Workload
+	b.Target, b.Workload, b.Round = c.Target, cfg.Workload, c.Round
 	pt := &jsondoc.Point{EngineOptions: c.Engine.Options, Scale: c.Scale, ServerOption: c.Setting}
 	if c.Scale > 0 {
 		pt.ScaleName = cfg.ScaleName

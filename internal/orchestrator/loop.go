@@ -26,6 +26,9 @@ type Loop struct {
 	// Setting is the server-option value of a sweep ("" without).
 	Target  string
 	Setting string
+	// Round and Rounds label the cells of one round of several (Run's
+	// interleaved rounds); 0 without rounds.
+	Round, Rounds int
 	// Name is the workload's registered name, recorded in each Benchmark
 	// ("" leaves it empty).
 	Name     string
@@ -131,40 +134,50 @@ func (l *Loop) point(ctx context.Context, p workload.Point, e Engine) (cells []*
 
 // series runs the concurrency × iteration runs of one point.
 func (l *Loop) series(ctx context.Context, p workload.Point, e Engine) (cells []*Cell, err error) {
+	for _, clients := range l.Concurrency {
+		c, err := l.cell(ctx, p, e, clients)
+		cells = append(cells, c)
+		if err != nil {
+			return cells, err
+		}
+	}
+	return cells, nil
+}
+
+// cell runs the iterations of one point at one concurrency (one side's
+// share of a round when Run interleaves rounds).
+func (l *Loop) cell(ctx context.Context, p workload.Point, e Engine, clients int) (c *Cell, err error) {
 	var summariser cellSummariser
 	if l.Summaries {
 		summariser, _ = l.Workload.(cellSummariser)
 	}
-	for _, clients := range l.Concurrency {
-		c := &Cell{Target: l.Target, Engine: e, Scale: p.Scale, Setting: l.Setting, Clients: clients, workload: l.Workload}
-		cells = append(cells, c)
-		pc := p
-		pc.Clients = clients
-		for n := 1; n <= l.Iterations; n++ {
-			b, err := l.iteration(ctx, workload.Iteration{Point: pc, Number: n})
-			if b != nil {
-				c.Benchmarks = append(c.Benchmarks, b)
-				c.Servers = append(c.Servers, l.last)
-				if summariser != nil {
-					c.states = append(c.states, summariser.IterationDone(b))
-				}
-			}
-			if err != nil {
-				return cells, err
+	c = &Cell{Target: l.Target, Engine: e, Scale: p.Scale, Setting: l.Setting, Clients: clients, Round: l.Round, Rounds: l.Rounds, workload: l.Workload}
+	pc := p
+	pc.Clients = clients
+	for n := 1; n <= l.Iterations; n++ {
+		b, err := l.iteration(ctx, workload.Iteration{Point: pc, Number: n})
+		if b != nil {
+			c.Benchmarks = append(c.Benchmarks, b)
+			c.Servers = append(c.Servers, l.last)
+			if summariser != nil {
+				c.states = append(c.states, summariser.IterationDone(b))
 			}
 		}
-		if summariser != nil {
-			if c.Summary, err = summariser.CellSummary(pc, c.Benchmarks, c.states); err != nil {
-				return cells, err
-			}
-		}
-		if l.Observer.Cell != nil {
-			if err := l.Observer.Cell(c); err != nil {
-				return cells, err
-			}
+		if err != nil {
+			return c, err
 		}
 	}
-	return cells, nil
+	if summariser != nil {
+		if c.Summary, err = summariser.CellSummary(pc, c.Benchmarks, c.states); err != nil {
+			return c, err
+		}
+	}
+	if l.Observer.Cell != nil {
+		if err := l.Observer.Cell(c); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // iteration is one run of the load on the engine.

@@ -141,6 +141,9 @@ func (t *TextReport) workloadLines(c *Cell, s Summary) string {
 	if len(c.Benchmarks) > 1 {
 		what = append(what, fmt.Sprintf("%d iterations", len(c.Benchmarks)))
 	}
+	if c.Round > 0 {
+		what = append(what, fmt.Sprintf("round %d of %d", c.Round, c.Rounds))
+	}
 	fmt.Fprintf(&b, "\tWorkload: %s\n", strings.Join(what, ", "))
 	var tally workload.Tally
 	for _, bm := range c.Benchmarks {
@@ -298,9 +301,15 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
 		writeTpmC(w, cfg, res.Cells)
+		if err := writePoints(w, cfg, res.Cells); err != nil {
+			return err
+		}
+		if err := writeVerdicts(w, cfg, res); err != nil {
+			return err
+		}
 	}
 	if cfg.Plot != "" {
-		if err := compare.WriteChartFileAxis(cfg.Plot, res.Outcomes, cfg.axis()); err != nil {
+		if err := compare.WriteStudyChartFile(cfg.Plot, res.Outcomes, cfg.axis(), studyChart(cfg, res)); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 		if err := writeTimeline(cfg, res); err != nil {
@@ -327,7 +336,7 @@ func writeTpmC(w io.Writer, cfg *Config, cells []*Cell) {
 		if len(cfg.Scales) > 1 {
 			row = append(row, strconv.FormatInt(c.Scale, 10))
 		}
-		engine := c.Engine.Label()
+		engine := c.engineLabel()
 		if engine == "" {
 			engine = "-"
 		}

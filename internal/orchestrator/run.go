@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/interrupt"
@@ -19,12 +21,18 @@ import (
 // Cell is one engine × size × concurrency point of one target, measured
 // over the iterations.
 type Cell struct {
-	Target     string
-	Engine     Engine
-	Scale      int64  // 0: the workload's own size
-	Setting    string // "NAME=VALUE" of the server-option sweep, "" without
-	Clients    int
-	Benchmarks []*results.Benchmark // one per iteration
+	Target  string
+	Engine  Engine
+	Scale   int64  // 0: the workload's own size
+	Setting string // "NAME=VALUE" of the server-option sweep, "" without
+	Clients int
+	// Round is the cell's round (1..Rounds) when the study ran several
+	// interleaved rounds (Config.Rounds); 0 without.
+	Round, Rounds int
+	// TableEngine is the engine the server gave the tables when none was
+	// asked for (Engine.Name ""), as the prepare found it; "" unknown.
+	TableEngine string
+	Benchmarks  []*results.Benchmark // one per iteration
 	// Servers are what the server sampling saw in each iteration (nil
 	// entries: not sampled); see Metrics.
 	Servers []*IterationServer
@@ -90,6 +98,9 @@ type Result struct {
 	// Servers are what each target's server reported before the load
 	// (Config.ReadServers), by target label.
 	Servers map[string]*jsondoc.Server
+	// Mode says how the sides ran: "" for each target in turn, once;
+	// with Config.Rounds, the rounds' mode and order.
+	Mode string
 }
 
 // Run runs the study. The first error ends it; a full run's tables are
@@ -114,6 +125,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	values := []string{""}
 	if cfg.Server.Active() {
 		values = cfg.Server.Values
+	}
+	if cfg.Rounds > 1 {
+		return runRounds(ctx, cfg, targets, values, res)
 	}
 	byLabel := map[string]int{}
 	for _, v := range values {
@@ -163,10 +177,18 @@ func points(cells []*Cell) []compare.Point {
 	var out []compare.Point
 	for _, c := range cells {
 		s := Summarise(c.Benchmarks)
-		out = append(out, compare.Point{Engine: c.Engine.Label(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
+		out = append(out, compare.Point{Engine: c.engineLabel(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
 			AvgSeconds: s.AvgSeconds, QPS: s.QPS, P99Millis: s.P99Millis, Size: c.Scale, Setting: c.Setting})
 	}
 	return out
+}
+
+// engineLabel is the engine as asked for, or else as the server gave it.
+func (c *Cell) engineLabel() string {
+	if l := c.Engine.Label(); l != "" {
+		return l
+	}
+	return c.TableEngine
 }
 
 // runner runs the matrix on one target.
@@ -178,8 +200,11 @@ type runner struct {
 	res     *Result
 	conn    *mysqlconn.Connector // to the schema
 	root    *mysqlconn.Connector // without a schema
+	rootCfg *mysql.Config        // root's driver configuration (the server sampling's)
 	clients *mysqlconn.Connector // to the schema, with the clients' --init-command
 	wl      workload.Workload
+	// tableEngine is the engine of the prepared tables (Cell.TableEngine).
+	tableEngine string
 }
 
 func (r *runner) log(format string, args ...any) {
@@ -190,26 +215,7 @@ func (r *runner) log(format string, args ...any) {
 
 func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 	cfg := r.cfg
-	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
-	if err != nil {
-		return nil, err
-	}
-	rootCfg, err := cfg.Driver(r.ep, "")
-	if err != nil {
-		return nil, err
-	}
-	if r.conn, err = mysqlconn.NewConnector(schemaCfg, ""); err != nil {
-		return nil, err
-	}
-	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
-		return nil, err
-	}
-	if r.clients, err = mysqlconn.NewConnector(schemaCfg, cfg.InitCommand); err != nil {
-		return nil, err
-	}
-	// A fresh workload per target: its record of what it created is this
-	// target's.
-	if r.wl, err = cfg.Settings.Build(cfg.Workload, cfg.Common); err != nil {
+	if err := r.setup(); err != nil {
 		return nil, err
 	}
 	if cfg.Observer.Target != nil {
@@ -225,13 +231,53 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		// Before main closes: the other shards learn of this one's end.
 		defer func() { err = cfg.Shard.ended(ctx, err, r.log) }()
 	}
-	if cfg.ReadServers {
+	r.readServer(main)
+	return r.loop(r.session(main)).Run(ctx)
+}
+
+// setup opens the target's connectors and builds its workload.
+func (r *runner) setup() error {
+	cfg := r.cfg
+	schemaCfg, err := cfg.Driver(r.ep, cfg.Common.Schema)
+	if err != nil {
+		return err
+	}
+	rootCfg, err := cfg.Driver(r.ep, "")
+	if err != nil {
+		return err
+	}
+	r.rootCfg = rootCfg
+	if r.conn, err = mysqlconn.NewConnector(schemaCfg, ""); err != nil {
+		return err
+	}
+	if r.root, err = mysqlconn.NewConnector(rootCfg, ""); err != nil {
+		return err
+	}
+	if r.clients, err = mysqlconn.NewConnector(schemaCfg, cfg.InitCommand); err != nil {
+		return err
+	}
+	// A fresh workload per target: its record of what it created is this
+	// target's.
+	r.wl, err = cfg.Settings.Build(cfg.Workload, cfg.Common)
+	return err
+}
+
+// readServer records what the target's server reports (Config.ReadServers).
+func (r *runner) readServer(main *mysqlconn.Conn) {
+	if r.cfg.ReadServers {
 		if _, seen := r.res.Servers[r.label]; !seen {
 			r.res.Servers[r.label] = jsondoc.ReadServer(main.QueryStrings, mysqlconn.ErrorText)
 		}
 	}
-	s := &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: cfg.Observer.Say, Progress: func(string, int64, int64) {}}
+}
 
+func (r *runner) session(main *mysqlconn.Conn) *workload.Session {
+	return &workload.Session{Main: main, Connect: r.connect, Log: r.log, Say: r.cfg.Observer.Say, Progress: func(string, int64, int64) {}}
+}
+
+// loop is the target's Loop over the configured matrix.
+func (r *runner) loop(s *workload.Session) *Loop {
+	cfg := r.cfg
 	l := &Loop{Target: r.label, Setting: r.setting, Name: cfg.Workload, Workload: r.wl, Session: s, Clients: r.clients,
 		Engines: cfg.Engines, Scales: cfg.Scales, Concurrency: cfg.Clients, Iterations: cfg.Iterations,
 		Limits: Limits{Events: cfg.Events, Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate,
@@ -241,15 +287,23 @@ func (r *runner) target(ctx context.Context) (cells []*Cell, err error) {
 		},
 		Word: studyWording.Word, Summaries: true,
 		Observer: Observer{Begin: cfg.Observer.Begin, Interval: cfg.Observer.Interval,
-			Iteration: cfg.Observer.Iteration, Cell: cfg.Observer.Cell}}
-	l.Metrics = r.metrics(rootCfg)
+			Iteration: cfg.Observer.Iteration, Cell: func(c *Cell) error {
+				if c.Engine.Name == "" {
+					c.TableEngine = r.tableEngine
+				}
+				if cfg.Observer.Cell != nil {
+					return cfg.Observer.Cell(c)
+				}
+				return nil
+			}}}
+	l.Metrics = r.metrics(r.rootCfg)
 	if cfg.Shard != nil {
 		l.Plan = func(_ workload.Iteration, p *engine.Plan) (func(*results.Benchmark, error) error, error) {
 			cfg.Shard.plan(p)
 			return nil, nil
 		}
 	}
-	return l.Run(ctx)
+	return l
 }
 
 // mainConn opens the main connection and selects the schema; a full run
@@ -357,6 +411,9 @@ func (r *runner) prepare(ctx context.Context, s *workload.Session, p workload.Po
 	sizes, serr := Sizes(s.Main, r.wl, p, r.ep.Sandbox)
 	if serr != nil {
 		return false, nil, end(serr)
+	}
+	if len(sizes) > 0 {
+		r.tableEngine = sizes[0].Engine
 	}
 	if cfg.Observer.Prepared != nil {
 		cfg.Observer.Prepared(r.label, r.setting, p, sizes)

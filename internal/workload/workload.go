@@ -223,3 +223,20 @@ func joinNames() string {
 	}
 	return s
 }
+
+// Metric names the figure a workload's studies compare on: "tps"
+// (transactions per second), "qps" (statements per second), "rw-qps"
+// (read and write statements per second, what sysbench 0.4/0.5 studies
+// tabulated) or "tpmc" (TPC-C's New-Orders per minute). A workload without
+// the Comparer capability compares on "tps".
+type Comparer interface {
+	CompareMetric() string
+}
+
+// CompareMetric is w's comparison metric (Comparer), "tps" by default.
+func CompareMetric(w Workload) string {
+	if c, ok := w.(Comparer); ok {
+		return c.CompareMetric()
+	}
+	return "tps"
+}

@@ -248,6 +248,36 @@ func Sides(groups [][]Doc) ([]Side, error) {
 	return sides, nil
 }
 
+// SplitRounds reads the rounds of one document: a single document of
+// several targets whose benchmarks carry their round (--rounds) becomes
+// one document per round ("FILE round N"), so that its targets are
+// compared paired by round. Anything else is returned as it is.
+func SplitRounds(groups [][]Doc) [][]Doc {
+	if len(groups) != 1 || len(groups[0]) != 1 {
+		return groups
+	}
+	d := groups[0][0]
+	rounds := 0
+	for _, b := range d.Doc.Benchmarks {
+		rounds = max(rounds, b.Round)
+	}
+	if rounds < 2 || len(d.Doc.Targets) < 2 {
+		return groups
+	}
+	var out []Doc
+	for r := 1; r <= rounds; r++ {
+		doc := *d.Doc
+		doc.Benchmarks = nil
+		for _, b := range d.Doc.Benchmarks {
+			if b.Round == r {
+				doc.Benchmarks = append(doc.Benchmarks, b)
+			}
+		}
+		out = append(out, Doc{Name: fmt.Sprintf("%s round %d", d.Name, r), Doc: &doc})
+	}
+	return [][]Doc{out}
+}
+
 func targetLabels(d *jsondoc.Document) []string {
 	var out []string
 	for _, t := range d.Targets {

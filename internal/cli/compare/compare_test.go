@@ -340,3 +340,48 @@ func TestMainCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundsOfOneDocument: one document of a --rounds run (two targets,
+// each benchmark marked with its round) compares its targets paired by
+// round: the same verdict as the rounds given as separate documents.
+func TestRoundsOfOneDocument(t *testing.T) {
+	a := []float64{1000, 1100, 950}
+	b := []float64{900, 1000, 850} // about 10 % slower, round by round
+	var bs []jsondoc.Benchmark
+	for r := range a {
+		x, y := oltp(t, "a", "1.0", 4, a[r], 1000), oltp(t, "b", "1.0", 4, b[r], 1100)
+		x.Round, y.Round = r+1, r+1
+		bs = append(bs, x, y)
+	}
+	d := doc("sysbench", map[string]any{"threads": 4.0}, []string{"a", "b"}, bs...)
+	groups := SplitRounds([][]Doc{{{Name: "run.json", Doc: d}}})
+	if len(groups) != 1 || len(groups[0]) != 3 || groups[0][2].Name != "run.json round 3" {
+		t.Fatalf("split into %+v", groups)
+	}
+	sides, err := Sides(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Compare(sides, []Metric{{Name: "tps"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := verdict.Compare(a, b, verdict.Higher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *verdict.Result
+	for _, r := range rep.Rows {
+		if r.Side == 1 && r.Result != nil {
+			got = r.Result
+		}
+	}
+	if got == nil || got.String() != want.String() || got.Outcome != verdict.Slower {
+		t.Errorf("verdict %v, want %v (slower)", got, want.String())
+	}
+	// A document without rounds is left as it is.
+	plain := doc("sysbench", nil, []string{"a", "b"}, oltp(t, "a", "1.0", 4, 1000, 1000), oltp(t, "b", "1.0", 4, 900, 1000))
+	if g := SplitRounds([][]Doc{{{Name: "x", Doc: plain}}}); len(g[0]) != 1 {
+		t.Errorf("a document without rounds was split: %d", len(g[0]))
+	}
+}

@@ -23,7 +23,8 @@ const Usage = "Usage: goslap compare [--metrics=LIST] [--fail-if=RULES] [--force
 	"Compares saved --json documents of one plan, point by point (workload, engine, concurrency, data size,\n" +
 	"server option): each document's figure, its ratio to the first, and a verdict with its 95 % confidence\n" +
 	"interval when every side has several rounds (documents separated by 'vs' are the rounds of one side, paired\n" +
-	"by position). One document of several targets compares its targets.\n" +
+	"by position). One document of several targets compares its targets; one of a --rounds run, its targets\n" +
+	"paired by round.\n" +
 	"  --metrics=LIST   tps, qps, rw-qps, tpmc, pNN (a latency percentile); default: the workload's own metric\n" +
 	"                   and the latency percentile the run reported\n" +
 	"  --fail-if=RULES  METRIC<RATIO or METRIC>RATIO, comma-separated (tps<0.97,p95>1.10): exit 3 when the\n" +
@@ -165,6 +166,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "goslap: compare: warning: %v; compared anyway (--force)\n", err)
 	}
+	groups = SplitRounds(groups)
 	sides, err := Sides(groups)
 	if err != nil {
 		return fail("%v", err)

@@ -155,6 +155,7 @@ var offSamples = map[string]string{
 	"seed": "7", "sandbox": "/usr/sbin/mariadbd", "sandbox-option": "innodb_buffer_pool_size=1G",
 	"target": "a:sandbox", "plot": "chart.svg", "thread-per-client-below": "8",
 	"workload": "oltp_read_write", "sweep-server-option": "innodb_buffer_pool_size=1G,2G", "report-interval": "10",
+	"rounds": "3", "compare-metric": "p99",
 	"shard": "1/3", "start-at": "now+3s", "late-start": "fail", "run-id": "r1", "shard-wait": "30s",
 	"server-pid": "1234",
 }

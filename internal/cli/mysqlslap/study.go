@@ -42,6 +42,10 @@ type WorkloadArgs struct {
 	Sweep string
 	// ReportInterval is --report-interval as given ("" when not).
 	ReportInterval string
+	// Rounds is --rounds as given ("" when not).
+	Rounds string
+	// Metric is --compare-metric as given ("" when not).
+	Metric string
 	// Assignments are the workload options in command-line order.
 	Assignments []workloadAssignment
 }
@@ -80,6 +84,20 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 			Off: func() error { w.Sweep = ""; return nil },
 			Help: "NAME=V1,V2,...: with --workload, run the whole matrix once per value of this server option " +
 				"on every sandbox target (innodb_buffer_pool_size=64M,128M), charted with the value on the x axis."},
+		// rounds and compare-metric: bound to scratch space and kept
+		// through Hook, as report-interval below (mysqlslap's document
+		// stays as it was; studyOptionValues records them).
+		{Name: "rounds", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
+			Hook: func(s getopt.Setting) error { w.Rounds = s.Value; return nil },
+			Off:  func() error { w.Rounds = ""; return nil },
+			Help: "N: with --workload, run the whole matrix N times with the targets and the swept server-option values " +
+				"interleaved at every point (A B, B A, ...), each server quiesced first, and print per point the paired " +
+				"ratio to the first side with its 95 % confidence interval and a verdict."},
+		{Name: "compare-metric", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
+			Hook: func(s getopt.Setting) error { w.Metric = s.Value; return nil },
+			Off:  func() error { w.Metric = ""; return nil },
+			Help: "tps|qps|rw-qps|tpmc|pNN: with --workload, the figure the verdicts compare (default: the workload's own " +
+				"- tps, rw-qps for sysbench 0.4/0.5, tpmc for TPC-C - and p95 latency)."},
 		// Bound to scratch space and kept through Hook, as the workloads'
 		// rows are: mysqlslap's document (which lists bound options) stays
 		// as it was; studyOptionValues records it.
@@ -201,6 +219,10 @@ func checkWorkloadOptions(o *Options) error {
 		return Exitf(1, "--sweep-server-option needs --workload=NAME (%s)", workloadNames())
 	case w.ReportInterval != "":
 		return Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames())
+	case w.Metric != "":
+		return Exitf(1, "--compare-metric needs --workload=NAME (%s)", workloadNames())
+	case w.Rounds != "":
+		return Exitf(1, "--rounds needs --workload=NAME (%s): mysqlslap's own load runs each target in turn", workloadNames())
 	case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
 		return Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0])
 	}
@@ -393,6 +415,18 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	if cfg.Clients, err = orchestrator.ParseClients(o.Concurrency); err != nil {
 		return nil, false, exitWith(err)
 	}
+	if w.Rounds != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(w.Rounds))
+		if err != nil || n < 1 || n > 1000 {
+			return nil, false, Exitf(1, "invalid value '%s' for --rounds: want a whole number from 1 to 1000", w.Rounds)
+		}
+		cfg.Rounds = n
+	}
+	if w.Metric != "" {
+		if cfg.Metric, err = orchestrator.ParseMetric(w.Metric); err != nil {
+			return nil, false, exitWith(err)
+		}
+	}
 	if w.Sweep != "" {
 		if cfg.Server, err = orchestrator.ParseServerSweep(w.Sweep); err != nil {
 			return nil, false, exitWith(err)
@@ -529,6 +563,8 @@ func writeStudyJSON(o *Options, stdout io.Writer, cfg *orchestrator.Config, res 
 func studyOptionValues(o *Options, cfg *orchestrator.Config) map[string]any {
 	out := optionValues(o)
 	out["report-interval"] = o.workload.ReportInterval
+	out["rounds"] = max(cfg.Rounds, 1)
+	out["compare-metric"] = cfg.Metric
 	inverted := map[string]string{}
 	for field, f := range frontNames {
 		if f.inverted {

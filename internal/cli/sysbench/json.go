@@ -104,7 +104,7 @@ func optionValues(c *Config, cfg *orchestrator.Config) map[string]any {
 		"mysql-db": m.DB, "mysql-ssl": m.SSL, "mysql-ssl-cipher": m.SSLCipher, "mysql-compression": m.Compression,
 		"mysql-ignore-errors": ignore, "mysql-debug": m.Debug,
 		"target": targets, "sandbox": sandbox, "sandbox-option": nonNil(c.Extras.SandboxOptions), "plot": c.Extras.Plot,
-		"latency": c.Extras.Latency, "iterations": max(c.Extras.Iterations, 1), "json": json,
+		"latency": c.Extras.Latency, "iterations": max(c.Extras.Iterations, 1), "rounds": max(c.Extras.Rounds, 1), "compare-metric": c.Extras.Metric, "json": json,
 		"server-metrics": !c.Extras.ServerMetricsOff, "server-pid": serverPID(c), "server-report": c.Extras.ServerReport,
 	}
 	if out["mysql-port"] == nil || len(m.Ports) == 0 {

@@ -543,6 +543,11 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
                                    prepares, runs and cleans up: they start empty)
   --sandbox-option=NAME=VALUE      a server option of every sandbox; repeatable
   --iterations=N                   run each thread count N times
+  --rounds=N                       run the whole matrix N times, the targets interleaved
+                                   at every point, each quiesced first; a verdict per point
+  --compare-metric=tps|qps|rw-qps|tpmc|pNN
+                                   what the verdicts compare (default: the workload's own,
+                                   and the --percentile latency)
   --latency                        add goslap's p50/p95/p99/p99.9/max line to each report
   --plot=FILE.svg|png|pdf          chart of queries/s and p99 against --threads
   --json[=FILE]                    goslap's JSON result document (v2) in FILE, or

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/outpath"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/luascript"
@@ -653,6 +654,18 @@ func (c *Config) general(name string, w word) error {
 			return invalidValue(name, w.value)
 		}
 		c.Extras.Iterations = int(n)
+	case "compare-metric":
+		m, err := orchestrator.ParseMetric(w.value)
+		if err != nil {
+			return &ParseError{Msg: err.Error(), option: name}
+		}
+		c.Extras.Metric = m
+	case "rounds":
+		n, err := uintValue(name, w)
+		if err != nil || n == 0 || n > 1000 {
+			return invalidValue(name, w.value)
+		}
+		c.Extras.Rounds = int(n)
 	case "thread-stack-size":
 		refuse("goslap's clients are goroutines, which have no fixed stack size")
 	case "debug", "validate", "db-debug":

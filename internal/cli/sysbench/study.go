@@ -29,6 +29,11 @@ type Extras struct {
 	Plot           string   // --plot=FILE.svg|png|pdf
 	Latency        bool     // --latency: p50..max line under each report
 	Iterations     int      // --iterations=N: each thread count N times
+	// Rounds is --rounds=N: the whole matrix N times, the targets
+	// interleaved at every point, with a verdict per point.
+	Rounds int
+	// Metric is --compare-metric ("": the workload's own).
+	Metric string
 	// JSON is --json[=FILE]: goslap's result document, on stdout when
 	// JSON is "" (then stdout holds nothing else).
 	JSON    string
@@ -45,7 +50,7 @@ type Extras struct {
 
 // Active reports whether the command needs the study runner.
 func (e Extras) Active() bool {
-	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1 || e.JSONSet || e.ServerReport
+	return len(e.Targets) > 0 || e.SandboxSet || e.Plot != "" || e.Latency || e.Iterations > 1 || e.Rounds > 1 || e.JSONSet || e.ServerReport
 }
 
 // runStudy runs the command with goslap's extras. A sandbox starts empty,
@@ -66,7 +71,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	}
 	cfg := &orchestrator.Config{Workload: c.Workload, Settings: settings,
 		Common:     workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1},
-		Iterations: max(e.Iterations, 1), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
+		Iterations: max(e.Iterations, 1), Rounds: e.Rounds, Metric: e.Metric, Percentile: float64(c.Percentile), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
 		Rate: float64(c.Rate), Ignore: c.ignore(), DefaultBinary: e.Sandbox, SandboxOptions: e.SandboxOptions, Plot: e.Plot}
 	if cfg.Ignore == nil {
 		cfg.Ignore = func(uint16) bool { return false }

@@ -58,6 +58,10 @@ type Document struct {
 	// interrupted; the benchmarks that finished are still listed.
 	Error  string  `json:"error,omitempty"` // Merged is present on a document merged from shards (goslap merge).
 	Merged *Merged `json:"merged,omitempty"`
+	// Comparison is present when the run compared several sides (targets,
+	// server-option values): how they ran, per point every side's
+	// per-round values and each side's verdict against the first.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // Shard identifies one part of a run split over several invocations
@@ -105,9 +109,12 @@ type Server struct {
 // Benchmark is one point of a target's matrix (engine × concurrency for
 // mysqlslap) over all its iterations.
 type Benchmark struct {
-	Target      string `json:"target"`   // Target.Label
-	Workload    string `json:"workload"` // registered workload name
-	Engine      string `json:"engine"`   // "" when no engine was given
+	Target   string `json:"target"`   // Target.Label
+	Workload string `json:"workload"` // registered workload name
+	// Round is the benchmark's round (1..Comparison.Rounds) in a run of
+	// interleaved rounds (--rounds), absent otherwise.
+	Round       int    `json:"round,omitempty"`
+	Engine      string `json:"engine"` // "" when no engine was given
 	LoadType    string `json:"load_type,omitempty"`
 	Concurrency int    `json:"concurrency"`
 	// QueriesPerClient is what mysqlslap's block shows as the average
@@ -227,4 +234,62 @@ func Decode(r io.Reader) (*Document, error) {
 // ServiceHistogram decodes op's service-time histogram.
 func (op *Op) ServiceHistogram() (*hdrhistogram.Histogram, error) {
 	return latency.Decode(op.Histogram)
+}
+
+// Comparison is a run's comparison of its sides.
+type Comparison struct {
+	// Mode says how the sides ran: "sequential" (each target to the end
+	// in turn, once) or the interleaved rounds' description.
+	Mode   string `json:"mode"`
+	Rounds int    `json:"rounds"`
+	// Baseline is the side every other is compared with.
+	Baseline string `json:"baseline"`
+	// Method is the statistics: "paired by round; geometric mean of the
+	// ratios with a 95 % Student t interval on their logs".
+	Method string            `json:"method"`
+	Points []ComparisonPoint `json:"points"`
+}
+
+// ComparisonPoint is one engine × size × concurrency point.
+type ComparisonPoint struct {
+	Engine  string           `json:"engine"`
+	Scale   int64            `json:"scale,omitempty"`
+	Clients int              `json:"concurrency"`
+	Metrics []ComparedMetric `json:"metrics"`
+}
+
+// ComparedMetric is one metric's values and verdicts at a point.
+type ComparedMetric struct {
+	// Metric is tps, qps, rw-qps, tpmc or pNN (latency in ms).
+	Metric         string        `json:"metric"`
+	HigherIsBetter bool          `json:"higher_is_better"`
+	Sides          []RoundValues `json:"sides"`
+	Verdicts       []Verdict     `json:"verdicts"`
+}
+
+// RoundValues are one side's values of a metric, in round order.
+type RoundValues struct {
+	Target       string    `json:"target"`
+	ServerOption string    `json:"server_option,omitempty"`
+	Values       []float64 `json:"values"`
+}
+
+// Verdict is one side against the baseline, paired by round.
+type Verdict struct {
+	Target       string `json:"target"`
+	ServerOption string `json:"server_option,omitempty"`
+	// Ratio is the geometric mean of the per-round ratios side/baseline,
+	// Low and High its 95 % interval (equal to Ratio with one round),
+	// Detectable the smallest relative difference the rounds could have
+	// detected (0 with one round).
+	Ratio      float64 `json:"ratio"`
+	Median     float64 `json:"median_ratio"`
+	Low        float64 `json:"ci_low"`
+	High       float64 `json:"ci_high"`
+	Detectable float64 `json:"detectable"`
+	// Outcome is faster, slower, no-difference or no-verdict; Text the
+	// verdict in words; Error why the rounds could not be compared.
+	Outcome string `json:"outcome"`
+	Text    string `json:"text"`
+	Error   string `json:"error,omitempty"`
 }

@@ -257,3 +257,6 @@ func (c *client) End(conn *mysqlconn.Conn) error {
 }
 
 func (c *client) Tally() workload.Tally { return c.tally }
+
+// CompareMetric: mysqlslap's load compares on statements per second.
+func (s *Script) CompareMetric() string { return "qps" }

@@ -382,3 +382,13 @@ func (w *Workload) FillJSON(b *jsondoc.Benchmark, p workload.Point) {
 	b.OLTP = &jsondoc.OLTP{Dialect: w.cfg.dialect, Distribution: w.cfg.dist.kind,
 		Tables: int64(len(w.TableNames())), TableSize: w.tableSize(p.Scale)}
 }
+
+// CompareMetric is what studies of the dialect compare on: transactions
+// per second for sysbench 1.0, read/write requests per second for 0.4 and
+// 0.5 (the column their studies tabulated).
+func (w *Workload) CompareMetric() string {
+	if w.cfg.dialect == dialect10 {
+		return "tps"
+	}
+	return "rw-qps"
+}

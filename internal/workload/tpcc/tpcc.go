@@ -178,3 +178,6 @@ func (w *Workload) CountsBetween(from, to time.Time) Counts {
 	}
 	return w.last.counts(from, to)
 }
+
+// CompareMetric: TPC-C studies compare tpmC.
+func (w *Workload) CompareMetric() string { return "tpmc" }
