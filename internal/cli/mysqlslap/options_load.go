@@ -94,8 +94,8 @@ func loadOptions(ext *Extensions) []*getopt.Option {
 	rows := []*getopt.Option{
 		{Name: "server-metrics", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &ext.ServerMetrics,
 			Help: "Sample the server's status counters, its process's CPU and IO and the host's CPU at the start and end " +
-				"of every measured run and every second, on a connection of its own, when --json, --server-report, --plot's " +
-				"timeline or a comparison of targets shows it (on by default; --skip-server-metrics turns it off)."},
+				"of every measured run and every second, on a connection of its own, with --server-report, --report-interval " +
+				"or a comparison of targets; --json and --plot then carry the figures (on by default; --skip-server-metrics turns it off)."},
 		{Name: "server-pid", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "The server's process id on this host, for its CPU and IO figures when goslap cannot find it " +
 				"(by its socket, its loopback port or its pid file).",

@@ -7,12 +7,14 @@ import (
 	"github.com/goslap/goslap/internal/orchestrator"
 )
 
-// metrics is the sampling of mysqlslap's load: on when something shows
-// it (--json, --server-report), so a plain command line opens no extra
-// connection and prints what mysqlslap prints. Units are queries.
+// metrics is the sampling of mysqlslap's load: on with --server-report
+// only, so a plain command line opens no extra connection and prints what
+// mysqlslap prints, and --json does not change what is measured (the
+// interval snapshots the sampling needs cost throughput at a few clients:
+// BENCHMARKS.md, "Server metrics"). Units are queries.
 func (r *runner) metrics() *orchestrator.Metrics {
 	ext := r.o.Ext
-	if !ext.ServerMetrics || r.serverCfg == nil || !(ext.JSONSet || ext.ServerReport) {
+	if !ext.ServerMetrics || r.serverCfg == nil || !ext.ServerReport {
 		return nil
 	}
 	return &orchestrator.Metrics{Driver: r.serverCfg, PID: ext.ServerPID, Unit: "query",

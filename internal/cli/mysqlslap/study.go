@@ -469,10 +469,13 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	// Several sides compared, or asked: the server's figures under each cell.
-	// The server is sampled when something shows it (the document, the
-	// timeline, the Server: block): the engine's interval snapshots it
-	// needs cost the load (BENCHMARKS.md, "Server metrics").
-	shown := o.Ext.JSONSet || sb.Plot != "" || o.Ext.ServerReport || rep.Targets
+	// The server is sampled when the Server: block is asked for, when
+	// sides are compared (each pays the same) or when the run keeps
+	// intervals anyway (--report-interval): the engine's interval
+	// snapshots the sampling needs cost up to a third of the throughput at
+	// a few clients (BENCHMARKS.md, "Server metrics"), and an output
+	// option (--json, --plot) must not change what is measured.
+	shown := o.Ext.ServerReport || rep.Targets || w.ReportInterval != ""
 	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics || !shown, PID: o.Ext.ServerPID}
 	rep.Server = !cfg.ServerMetrics.Off && (o.Ext.ServerReport || rep.Targets)
 	cfg.Observer = rep.Observer()

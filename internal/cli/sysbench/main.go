@@ -554,8 +554,10 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
                                    alone on stdout (the report is then left out)
   --server-report                  the server's CPU, disk reads and writes per transaction,
                                    the host's CPU and goslap's share, stalls, under each report
-  --server-metrics=off             do not sample the server (on: its counters, CPU and IO
-                                   are in --json's document, every second and per transaction)
+  --server-metrics=off             do not sample the server (on: with --server-report,
+                                   --report-interval or several targets, its counters, CPU
+                                   and IO go in --json's document, per second and per
+                                   transaction)
   --server-pid=N                   the server's process, when goslap cannot find it
   --lua-interpreter                run a stock sysbench script's file in the Lua
                                    interpreter, not the built-in workload of its name

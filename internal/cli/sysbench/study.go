@@ -182,10 +182,13 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return fatalf("%v", err)
 	}
 	cfg.ReadServers = e.JSONSet
-	// Sampled when something shows it (the document, the timeline, the
-	// Server: lines): the engine's interval snapshots it needs cost the
-	// load (BENCHMARKS.md, "Server metrics").
-	shown := e.JSONSet || e.Plot != "" || e.ServerReport || len(cfg.Targets) > 1
+	// Sampled when the Server: lines are asked for, when targets are
+	// compared (each pays the same) or when the run keeps intervals anyway
+	// (--report-interval): the engine's interval snapshots the sampling
+	// needs cost up to a third of the throughput at a few threads
+	// (BENCHMARKS.md, "Server metrics"), and an output option (--json,
+	// --plot) must not change what is measured.
+	shown := e.ServerReport || len(cfg.Targets) > 1 || cfg.ReportInterval > 0
 	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff || !shown, PID: e.ServerPID}
 	if !cfg.ServerMetrics.Off && (e.ServerReport || len(cfg.Targets) > 1) {
 		cfg.Observer.Cell = func(cell *orchestrator.Cell) error {
