@@ -237,6 +237,12 @@ func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels C
 		return err
 	}
 
+	return drawPanels(w, format, panels, legend, panelHeight)
+}
+
+// drawPanels writes panels stacked at panelHeight each, with the legend, as
+// format (svg, png, pdf): the study chart's and the timeline's one canvas.
+func drawPanels(w io.Writer, format string, panels []*plot.Plot, legend plot.Legend, panelHeight vg.Length) error {
 	height := panelHeight * vg.Length(len(panels))
 	var cw vg.CanvasWriterTo
 	switch format {

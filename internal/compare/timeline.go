@@ -14,10 +14,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Timeline chart texts (tests look for them in the output).
@@ -116,7 +112,7 @@ func writeTimeline(w io.Writer, format string, lines []Timeline, unit, percentil
 		p.X.Label.Text = ""
 	}
 	legend := plot.NewLegend()
-	legend.Top = true
+	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = chartFontSizeL
 	legend.ThumbnailWidth = 0.5 * vg.Inch
 	legend.Padding = vg.Points(3)
@@ -135,30 +131,7 @@ func writeTimeline(w io.Writer, format string, lines []Timeline, unit, percentil
 	styleRule(rule)
 	legend.Add("warm-up ended", rule)
 
-	height := timelinePanel * vg.Length(len(plots))
-	var cw vg.CanvasWriterTo
-	switch format {
-	case "svg":
-		cw = vgsvg.NewWith(vgsvg.UseWH(chartWidth, height), vgsvg.EmbedFonts(true))
-	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, height), vgimg.UseDPI(110))}
-	case "pdf":
-		cw = vgpdf.New(chartWidth, height)
-	default:
-		return fmt.Errorf("unknown chart format %q (want %s)", format, strings.Join(ChartFormats, ", "))
-	}
-	dc := draw.New(cw)
-	dc.SetColor(plotBackground)
-	dc.Fill(dc.Rectangle.Path())
-	areas, legendArea := layout(dc, plots, legend)
-	for i, p := range plots {
-		p.Draw(areas[i])
-	}
-	legend.Draw(legendArea)
-	if _, err := cw.WriteTo(w); err != nil {
-		return fmt.Errorf("writing %s: %w", format, err)
-	}
-	return nil
+	return drawPanels(w, format, plots, legend, timelinePanel)
 }
 
 func anyKnown(lines []Timeline, y func(TimelineSample) float64) bool {
