@@ -122,7 +122,14 @@ type ChartLabels struct {
 }
 
 // WriteStudyChartFile is WriteChartFileAxis with the study's figures.
-func WriteStudyChartFile(path string, outcomes []Outcome, a Axis, labels ChartLabels) (err error) {
+func WriteStudyChartFile(path string, outcomes []Outcome, a Axis, labels ChartLabels) error {
+	return writeChartFile(path, func(w io.Writer, format string) error { return writeChart(w, format, outcomes, a, labels) })
+}
+
+// writeChartFile writes a chart to path in the format its extension names,
+// through a temporary file beside it renamed into place, so a failed draw
+// leaves no half-written chart (and an old one untouched).
+func writeChartFile(path string, draw func(w io.Writer, format string) error) (err error) {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	if !slices.Contains(ChartFormats, format) {
 		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
@@ -137,7 +144,7 @@ func WriteStudyChartFile(path string, outcomes []Outcome, a Axis, labels ChartLa
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := writeChart(tmp, format, outcomes, a, labels); err != nil {
+	if err := draw(tmp, format); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {

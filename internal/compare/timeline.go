@@ -6,9 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -48,31 +46,8 @@ type TimelineSample struct {
 // percentile, "p99"), then the server's CPU and disk reads when any
 // timeline has them, sharing the time axis; unit names the throughput
 // ("transactions").
-func WriteTimelineFile(path string, lines []Timeline, unit, percentile string) (err error) {
-	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if !slices.Contains(ChartFormats, format) {
-		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("chart: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := writeTimeline(tmp, format, lines, unit, percentile); err != nil {
-		return fmt.Errorf("chart %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("chart %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("chart %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+func WriteTimelineFile(path string, lines []Timeline, unit, percentile string) error {
+	return writeChartFile(path, func(w io.Writer, format string) error { return writeTimeline(w, format, lines, unit, percentile) })
 }
 
 // TimelinePath is the timeline's file beside the summary chart at plot:
