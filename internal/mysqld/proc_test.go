@@ -19,7 +19,10 @@ func hungBinary(t *testing.T) (bin, childPid string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin, childPid = filepath.Join(dir, "mariadbd"), filepath.Join(dir, "child.pid")
-	script := "#!/bin/sh\nsleep 1000 &\necho $! > '" + childPid + "'\nwait\n"
+	// The pid file appears whole (written, then renamed): a test that
+	// cancels as soon as it exists read it empty once, the shell having
+	// been killed between creating it and writing the pid.
+	script := "#!/bin/sh\nsleep 1000 &\necho $! > '" + childPid + ".tmp'\nmv '" + childPid + ".tmp' '" + childPid + "'\nwait\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,9 @@ func TestBinarySandboxRelativeNamesStayInside(t *testing.T) {
 func hungServer(t *testing.T, dir string) (bin, childPid string) {
 	t.Helper()
 	bin, childPid = filepath.Join(dir, "mariadbd"), filepath.Join(dir, "child.pid")
-	script := "#!/bin/sh\nsleep 1000 &\necho $! > '" + childPid + "'\nwait\n"
+	// Written, then renamed: the pid file appears whole, for a test that
+	// signals as soon as it exists.
+	script := "#!/bin/sh\nsleep 1000 &\necho $! > '" + childPid + ".tmp'\nmv '" + childPid + ".tmp' '" + childPid + "'\nwait\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
