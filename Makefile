@@ -18,7 +18,7 @@ vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
-# -p 1: the front-end, compare and testserver packages each start their own
+# -p 1: the front-end, compare and sandbox packages each start their own
 # MariaDB servers; on 2 cores one package at a time keeps their timing tests
 # (run-time and rate within 5 %) away from each other's load.
 test: deps vet

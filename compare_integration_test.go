@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 func TestCompareSavedRuns(t *testing.T) {

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 var binary string // built by TestMain
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := servertest.Run(m, testserver.Config{}, func(*testserver.Server) error {
+	code := servertest.Run(m, sandbox.Config{}, func(*sandbox.Server) error {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")

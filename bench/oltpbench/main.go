@@ -10,7 +10,7 @@
 // statement preparation included; the server's CPU is its /proc/<pid>/stat
 // difference over the run.
 //
-// -server default is MariaDB's default configuration (testserver's smaller
+// -server default is MariaDB's default configuration (sandbox's smaller
 // buffer pool and redo log put back to MariaDB's 128M and 96M) with only
 // max_connections and the open-files limit raised; -server tuned is the
 // server bench/slapbench uses (256M buffer pool, flush at commit 2, thread
@@ -42,7 +42,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // workload is one row of the table.
@@ -199,13 +199,13 @@ func main() {
 
 // startServer starts a server in configuration conf and prepares the
 // sbtest table with sysbench; it returns the server and its pid.
-func startServer(conf, tmp string, tableSize int, sb string) (*testserver.Server, int, error) {
+func startServer(conf, tmp string, tableSize int, sb string) (*sandbox.Server, int, error) {
 	const maxConn = 1200
 	openFiles := 2*maxConn + 2000
 	var opts []string
 	switch conf {
 	case "default":
-		// testserver shrinks these two for start-up speed; MariaDB
+		// sandbox shrinks these two for start-up speed; MariaDB
 		// 10.11's defaults are 128M and 96M.
 		opts = []string{"innodb-buffer-pool-size=128M", "innodb-log-file-size=96M",
 			"open-files-limit=" + strconv.Itoa(openFiles)}
@@ -224,7 +224,7 @@ func startServer(conf, tmp string, tableSize int, sb string) (*testserver.Server
 	}
 	raiseNofile(uint64(openFiles))
 	fmt.Fprintf(os.Stderr, "oltpbench: starting mariadbd (%s)...\n", conf)
-	srv, err := testserver.Start(testserver.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
+	srv, err := sandbox.Start(sandbox.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -329,7 +329,7 @@ func procCPU(pid int) float64 {
 	return (ut + st) / 100 // USER_HZ
 }
 
-func readPID(s *testserver.Server) int {
+func readPID(s *sandbox.Server) int {
 	b, err := os.ReadFile(filepath.Join(s.Dir, "mysqld.pid"))
 	if err != nil {
 		return 0
@@ -379,7 +379,7 @@ func tailText(s string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-func stopOnSignal(s *testserver.Server) {
+func stopOnSignal(s *sandbox.Server) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -391,8 +391,8 @@ func stopOnSignal(s *testserver.Server) {
 
 func check(err error) {
 	if err != nil {
-		if errors.Is(err, testserver.ErrNoServerBinary) {
-			fmt.Fprintf(os.Stderr, "oltpbench: %v (install with: %s)\n", err, testserver.InstallHint)
+		if errors.Is(err, sandbox.ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "oltpbench: %v (install with: %s)\n", err, sandbox.InstallHint)
 		} else {
 			fmt.Fprintln(os.Stderr, "oltpbench:", err)
 		}

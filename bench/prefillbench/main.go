@@ -19,7 +19,7 @@ import (
 
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
@@ -47,13 +47,13 @@ func main() {
 }
 
 func run(rows, tables, runs int, method string, conns []string, only string, small, status bool, extra, goslapArgs []string) error {
-	var cfg testserver.Config
+	var cfg sandbox.Config
 	if !small {
-		// MariaDB 10.11's defaults, which testserver shrinks for start-up speed.
+		// MariaDB 10.11's defaults, which sandbox shrinks for start-up speed.
 		cfg.Options = []string{"innodb-buffer-pool-size=128M", "innodb-log-file-size=96M"}
 	}
 	cfg.Options = append(cfg.Options, extra...)
-	srv, err := testserver.Start(cfg)
+	srv, err := sandbox.Start(cfg)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func run(rows, tables, runs int, method string, conns []string, only string, sma
 	return nil
 }
 
-// childPID finds this process's child named comm (the server testserver
+// childPID finds this process's child named comm (the server sandbox
 // started), 0 if none.
 func childPID(comm string) int {
 	ents, _ := os.ReadDir("/proc")

@@ -1,5 +1,5 @@
 // Command slapbench runs goslap and mariadb-slap side by side against
-// throwaway MariaDB servers (internal/testserver) and prints a Markdown table
+// throwaway MariaDB servers (internal/sandbox) and prints a Markdown table
 // of medians and ratios goslap / mariadb-slap per server: one with MariaDB's
 // default settings (only max_connections and the open-files limit raised to
 // hold the clients), so that the table cannot flatter goslap, and the tuned
@@ -49,7 +49,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // workload is one row of the table.
@@ -178,7 +178,7 @@ func maxConnections(workloads []workload) int {
 	return maxConn
 }
 
-// serverOptions are the mariadbd options of a kind of server. testserver
+// serverOptions are the mariadbd options of a kind of server. sandbox
 // starts every server small (64 MB buffer pool, 16 MB redo log,
 // skip-name-resolve); "default" puts MariaDB 10.11's defaults back.
 func serverOptions(kind string, maxConn int) ([]string, error) {
@@ -213,7 +213,7 @@ func benchServer(kind string, workloads []workload, variants, tools, sysbenches 
 		opts = append(opts, strings.Split(extra, ",")...)
 	}
 	fmt.Fprintf(os.Stderr, "slapbench: starting mariadbd, %s settings (max_connections=%d)...\n", kind, maxConn)
-	srv, err := testserver.Start(testserver.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
+	srv, err := sandbox.Start(sandbox.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
 	check(err)
 	defer srv.Stop()
 	stopOnSignal(srv)
@@ -427,7 +427,7 @@ func procCPU(pid int) float64 {
 	return (ut + st) / 100 // USER_HZ is 100 on Linux
 }
 
-func readPID(s *testserver.Server) int {
+func readPID(s *sandbox.Server) int {
 	b, err := os.ReadFile(filepath.Join(s.Dir, "mysqld.pid"))
 	if err != nil {
 		return 0
@@ -466,9 +466,9 @@ func tailText(s string) string {
 }
 
 // running is the server being benchmarked, stopped on Ctrl-C.
-var running atomic.Pointer[testserver.Server]
+var running atomic.Pointer[sandbox.Server]
 
-func stopOnSignal(s *testserver.Server) {
+func stopOnSignal(s *sandbox.Server) {
 	if running.Swap(s) != nil {
 		return // the handler below is already installed
 	}
@@ -483,8 +483,8 @@ func stopOnSignal(s *testserver.Server) {
 
 func check(err error) {
 	if err != nil {
-		if errors.Is(err, testserver.ErrNoServerBinary) {
-			fmt.Fprintf(os.Stderr, "slapbench: %v (install with: %s)\n", err, testserver.InstallHint)
+		if errors.Is(err, sandbox.ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "slapbench: %v (install with: %s)\n", err, sandbox.InstallHint)
 		} else {
 			fmt.Fprintln(os.Stderr, "slapbench:", err)
 		}

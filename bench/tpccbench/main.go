@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/tpcc"
 )
@@ -84,9 +84,9 @@ func run(warehouses, runs, conns int, names []string) error {
 	// The load must measure the client's method, not fsync or a buffer pool
 	// too small for the data: a pool and redo log that hold it, and the
 	// redo log flushed once a second.
-	cfg := testserver.Config{Options: []string{"innodb-buffer-pool-size=512M", "innodb-log-file-size=512M",
+	cfg := sandbox.Config{Options: []string{"innodb-buffer-pool-size=512M", "innodb-log-file-size=512M",
 		"innodb-flush-log-at-trx-commit=2"}}
-	srv, err := testserver.Start(cfg)
+	srv, err := sandbox.Start(cfg)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func medianOf(us []cpuUse, client bool) time.Duration {
 	return d[len(d)/2]
 }
 
-// childPID finds this process's child named comm (the server testserver
+// childPID finds this process's child named comm (the server sandbox
 // started), 0 if none.
 func childPID(comm string) int {
 	ents, _ := os.ReadDir("/proc")

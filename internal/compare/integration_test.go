@@ -24,13 +24,13 @@ import (
 
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/compare"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 func requireServer(t *testing.T) {
 	t.Helper()
-	if _, err := testserver.FindServer(); err != nil {
-		if testserver.InCI() {
+	if _, err := sandbox.FindServer(); err != nil {
+		if sandbox.InCI() {
 			t.Fatal(err)
 		}
 		t.Skip(err)

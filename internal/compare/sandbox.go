@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/mysqld"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // ErrNoBinary reports a sandbox server binary that cannot be found.
@@ -47,17 +47,17 @@ func (r *Running) Stop() error {
 // SandboxStarter starts a sandbox from a resolved binary with extra server
 // options ("name=value"). tempDir is the parent of the sandbox's private
 // directory ("" for the system default). Every option must pass
-// testserver.CheckOption (the server touches nothing outside its
+// sandbox.CheckOption (the server touches nothing outside its
 // directory). If ctx is cancelled while the server starts, the starter
 // kills and removes it before returning ctx.Err().
 type SandboxStarter func(ctx context.Context, binary string, options []string, tempDir string) (*Running, error)
 
-// StartSandbox is the real SandboxStarter, built on internal/testserver,
+// StartSandbox is the real SandboxStarter, built on internal/sandbox,
 // which initialises the data directory with the binary itself (MariaDB and
 // MySQL before 5.7.6 via --bootstrap and the system-table SQL found beside
 // the binary, MySQL 5.7.6+ via --initialize-insecure; see internal/mysqld).
 // The sandbox listens on its own Unix socket and a free 127.0.0.1 port,
-// with root and no password; testserver's small defaults (64M buffer pool,
+// with root and no password; sandbox's small defaults (64M buffer pool,
 // no binary log, no performance_schema) apply unless options override them.
 func StartSandbox(ctx context.Context, binary string, options []string, tempDir string) (*Running, error) {
 	return startSandbox(ctx, binary, options, tempDir, nil)
@@ -76,12 +76,12 @@ func DescribingStarter(describe func(binary, line string)) SandboxStarter {
 func startSandbox(ctx context.Context, binary string, options []string, tempDir string, describe func(string)) (*Running, error) {
 	// The start watches ctx itself: the version check, the initialisation
 	// and the server are killed with their process groups when it ends.
-	s, err := testserver.StartContext(ctx, testserver.Config{Binary: binary, Options: options, TempDir: tempDir, Describe: describe})
+	s, err := sandbox.StartContext(ctx, sandbox.Config{Binary: binary, Options: options, TempDir: tempDir, Describe: describe})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var refused *testserver.OptionError
+		var refused *sandbox.OptionError
 		if errors.As(err, &refused) {
 			return nil, fmt.Errorf("sandbox server option %w", refused)
 		}
@@ -90,13 +90,13 @@ func startSandbox(ctx context.Context, binary string, options []string, tempDir 
 			return nil, fmt.Errorf("sandbox: %w", missing)
 		}
 		// The server's own reason, not "exit status 7" and its log.
-		var se *testserver.StartError
+		var se *sandbox.StartError
 		if errors.As(err, &se) && se.ServerError != "" {
 			return nil, fmt.Errorf("sandbox %s did not start: %s", binary, se.ServerError)
 		}
-		// testserver's prefix names a package, nothing a person gave; the
+		// sandbox's prefix names a package, nothing a person gave; the
 		// binary is named once.
-		msg := strings.TrimPrefix(err.Error(), "testserver: ")
+		msg := strings.TrimPrefix(err.Error(), "sandbox: ")
 		if strings.HasPrefix(msg, binary+" ") {
 			return nil, fmt.Errorf("sandbox: %s", msg)
 		}
@@ -127,13 +127,13 @@ func ShortVersion(binary, line string) string {
 }
 
 // CheckSandboxOptions applies the sandbox confinement rule
-// (testserver.CheckOption: no option may name a place outside the sandbox's
+// (sandbox.CheckOption: no option may name a place outside the sandbox's
 // directory or change what goslap sets) to the options every sandbox gets
 // (--sandbox-option) and to a sandbox target's own, naming the option as
 // it was given.
 func CheckSandboxOptions(common []string, t Target) error {
 	for _, o := range common {
-		if err := testserver.CheckOption(o); err != nil {
+		if err := sandbox.CheckOption(o); err != nil {
 			return fmt.Errorf("--sandbox-option=%w", err)
 		}
 	}
@@ -141,7 +141,7 @@ func CheckSandboxOptions(common []string, t Target) error {
 		return nil
 	}
 	for _, o := range t.ServerOptions {
-		if err := testserver.CheckOption(o); err != nil {
+		if err := sandbox.CheckOption(o); err != nil {
 			return fmt.Errorf("server option %w", err)
 		}
 	}

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // requireServer skips (fails under CI=true) when no server binary exists.
 func requireServer(t *testing.T) string {
 	t.Helper()
-	bin, err := testserver.FindServer()
+	bin, err := sandbox.FindServer()
 	if err != nil {
-		if testserver.InCI() {
+		if sandbox.InCI() {
 			t.Fatal(err)
 		}
 		t.Skip(err)

@@ -20,7 +20,7 @@ import (
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/mysqld"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // serverPackage is the Debian package holding mariadbd, its SQL scripts,
@@ -55,7 +55,7 @@ func otherRelease(t *testing.T) string {
 		switch {
 		case os.Getenv(skipOtherRelease) == "1":
 			t.Skipf("%s (%s=1)", msg, skipOtherRelease)
-		case testserver.InCI():
+		case sandbox.InCI():
 			t.Fatalf("%s; set %s=1 if this machine cannot have one", msg, skipOtherRelease)
 		default:
 			t.Skip(msg)
@@ -139,7 +139,7 @@ func versionOf(t *testing.T, binaryOrDir string) mysqld.Version {
 // checks that the reports, the table and the chart name both versions.
 func TestCompareTwoReleases(t *testing.T) {
 	requireServer(t)
-	installed, err := testserver.FindServer()
+	installed, err := sandbox.FindServer()
 	if err != nil {
 		t.Fatal(err)
 	}

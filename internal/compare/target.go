@@ -5,7 +5,7 @@
 //
 // It knows nothing about how a benchmark is run: the caller passes a BenchFunc
 // that runs one benchmark against an Endpoint (internal/cli/mysqlslap wires the real
-// runner in). Sandboxes are started with internal/testserver.
+// runner in). Sandboxes are started with internal/sandbox.
 package compare
 
 import (

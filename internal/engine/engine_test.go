@@ -14,13 +14,13 @@ import (
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/selectone"
 )
 
-func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
 
 // connector is a Connector for root on the package's server.
 func connector(t testing.TB) *mysqlconn.Connector {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 func TestStartHoldsTheClock(t *testing.T) {

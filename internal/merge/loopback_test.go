@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/shard"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
 )
 
-func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
 
 // goslapBinary builds the goslap command once for the loopback tests.
 func goslapBinary(t *testing.T) string {

@@ -8,14 +8,14 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // The server's max_allowed_packet is small so that a statement over it is
 // cheap to build.
 func TestMain(m *testing.M) {
-	servertest.Main(m, testserver.Config{Options: []string{"max_allowed_packet=1M"}}, nil)
+	servertest.Main(m, sandbox.Config{Options: []string{"max_allowed_packet=1M"}}, nil)
 }
 
 // serverConnectors are root connectors to the test server over its socket

@@ -408,7 +408,7 @@ for a in "$@"; do case "$a" in --datadir=*) mkdir -p "${a#--datadir=}/mysql";; e
 
 // TestInitialiseInstalledMariaDB bootstraps a data directory with the
 // installed server: the system tables exist and root has no password
-// (checked by the tables' files; starting the server is internal/testserver's
+// (checked by the tables' files; starting the server is internal/sandbox's
 // part).
 func TestInitialiseInstalledMariaDB(t *testing.T) {
 	bin, err := Find("")

@@ -27,7 +27,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/compare"
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -134,11 +134,11 @@ func ParseServerSweep(v string) (ServerSweep, error) {
 	return s, nil
 }
 
-// check applies the sandbox confinement rule (testserver.CheckOption) to
+// check applies the sandbox confinement rule (sandbox.CheckOption) to
 // every setting of the sweep.
 func (s ServerSweep) check() error {
 	for _, v := range s.Values {
-		if err := testserver.CheckOption(s.Name + "=" + v); err != nil {
+		if err := sandbox.CheckOption(s.Name + "=" + v); err != nil {
 			return fmt.Errorf("--sweep-server-option=%s=%s: %w", s.Name, strings.Join(s.Values, ","), err)
 		}
 	}

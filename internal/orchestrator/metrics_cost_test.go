@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/servermetrics"
-	"github.com/goslap/goslap/internal/testserver/servertest"
 	"github.com/goslap/goslap/internal/workload"
 )
 

@@ -14,12 +14,12 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/procstat"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload"
 )
 
-func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
 
 // updates is a workload of one-row UPDATEs (autocommit), one row per
 // client: writes, so FLUSH TABLES WITH READ LOCK holds them up.
@@ -55,7 +55,7 @@ func (u *updater) Next(c *mysqlconn.Conn) (workload.Step, error) {
 }
 
 // prepare makes the schema and table of the updates workload.
-func prepare(t *testing.T, s *testserver.Server) (*mysqlconn.Conn, *mysql.Config) {
+func prepare(t *testing.T, s *sandbox.Server) (*mysqlconn.Conn, *mysql.Config) {
 	t.Helper()
 	root := s.RootConfig("")
 	root.Logger = &mysql.NopLogger{}
@@ -82,7 +82,7 @@ func prepare(t *testing.T, s *testserver.Server) (*mysqlconn.Conn, *mysql.Config
 
 // run runs the updates workload for d with the sampling m and returns the
 // benchmark's document figures and the warnings said.
-func run(t *testing.T, s *testserver.Server, m *Metrics, d time.Duration, during func()) (jsondoc.Benchmark, []string) {
+func run(t *testing.T, s *sandbox.Server, m *Metrics, d time.Duration, during func()) (jsondoc.Benchmark, []string) {
 	t.Helper()
 	main, schema := prepare(t, s)
 	clients, err := mysqlconn.NewConnector(schema, "")

@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload"
 )
 
 func TestMain(m *testing.M) {
-	servertest.Main(m, testserver.Config{}, func(s *testserver.Server) error {
+	servertest.Main(m, sandbox.Config{}, func(s *sandbox.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err

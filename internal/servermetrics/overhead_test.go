@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestSamplerOverhead measures what sampling costs a load: point selects

@@ -16,15 +16,15 @@ import (
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/procstat"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // The test server starts with a buffer pool of 8M (the small
 // pool), so a table of a few times that does not fit; the buffer-pool test
 // grows the pool online to 256M for its second half.
 func TestMain(m *testing.M) {
-	servertest.Main(m, testserver.Config{Options: []string{"innodb_buffer_pool_size=8M"}}, nil)
+	servertest.Main(m, sandbox.Config{Options: []string{"innodb_buffer_pool_size=8M"}}, nil)
 }
 
 // connect opens a mysqlconn connection with cfg.
@@ -44,7 +44,7 @@ func connect(t *testing.T, cfg *mysql.Config) *mysqlconn.Conn {
 	return conn
 }
 
-func tcpConfig(s *testserver.Server, user string) *mysql.Config {
+func tcpConfig(s *sandbox.Server, user string) *mysql.Config {
 	cfg := s.RootConfig("")
 	cfg.User = user
 	cfg.Net, cfg.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(s.Port)

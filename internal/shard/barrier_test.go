@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
-func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
 
 func conn(t *testing.T) *mysqlconn.Conn {
 	t.Helper()

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
-func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
+func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
 
 // session is a Session on the test server and a root connection to watch
 // it from.

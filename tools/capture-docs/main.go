@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 func main() {
@@ -154,7 +154,7 @@ type capturer struct {
 	bin     string
 	work    string
 	timeout time.Duration
-	server  *testserver.Server
+	server  *sandbox.Server
 	seen    map[string]bool
 }
 
@@ -171,7 +171,7 @@ func (c *capturer) stopServer() {
 func (c *capturer) socket(ctx context.Context) (string, error) {
 	if c.server == nil {
 		fmt.Fprintln(os.Stderr, "capture-docs: starting a throw-away server for $SOCK")
-		s, err := testserver.StartContext(ctx, testserver.Config{TempDir: c.work})
+		s, err := sandbox.StartContext(ctx, sandbox.Config{TempDir: c.work})
 		if err != nil {
 			return "", err
 		}

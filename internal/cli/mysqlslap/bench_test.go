@@ -10,8 +10,8 @@ import (
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // Benchmarks of the per-query hot path against the package's test server
@@ -26,7 +26,7 @@ const benchSchema = "goslap_bench"
 
 // benchTable creates goslap_bench.t1 as -a --auto-generate-sql-add-autoincrement
 // does, with 100 rows, and returns the key list.
-func benchTable(b *testing.B, s *testserver.Server) []string {
+func benchTable(b *testing.B, s *sandbox.Server) []string {
 	b.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -60,9 +60,9 @@ func benchTable(b *testing.B, s *testserver.Server) []string {
 }
 
 // benchOptions are mysqlslap's defaults pointed at the test server.
-func benchOptions(s *testserver.Server) *Options { return serverOptions(s, benchSchema) }
+func benchOptions(s *sandbox.Server) *Options { return serverOptions(s, benchSchema) }
 
-func benchConn(b *testing.B, s *testserver.Server) *mysqlconn.Conn {
+func benchConn(b *testing.B, s *sandbox.Server) *mysqlconn.Conn {
 	b.Helper()
 	cfg, err := DriverConfig(benchOptions(s), benchSchema)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // withTable gives a run its own schema with one table t, so workers have a

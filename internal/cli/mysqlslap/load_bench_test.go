@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // BenchmarkLoadSelect1 is the whole per-query cost of a client (round trip

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestWorkloadLuaScript: --workload=SCRIPT.lua runs a sysbench 1.0 Lua

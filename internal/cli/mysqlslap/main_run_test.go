@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // runMain runs the goslap command in-process against the test server.
-func runMain(t *testing.T, s *testserver.Server, args ...string) (code int, stdout, stderr string) {
+func runMain(t *testing.T, s *sandbox.Server, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := Env{

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // update rewrites golden files: go test ./slap -run Golden -update
@@ -23,7 +23,7 @@ const (
 // TestMain starts one private server for the package's integration tests
 // (they skip without a server binary, and fail under CI=true).
 func TestMain(m *testing.M) {
-	code := servertest.Run(m, testserver.Config{}, func(s *testserver.Server) error {
+	code := servertest.Run(m, sandbox.Config{}, func(s *sandbox.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestShardRefusals: what a shard cannot honour exits 1 with one line,

@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/cli/tpccmysql"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // sqlExec runs statements as root on the test server.
-func sqlExec(t *testing.T, s *testserver.Server, stmts ...string) {
+func sqlExec(t *testing.T, s *sandbox.Server, stmts ...string) {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -27,7 +27,7 @@ func sqlExec(t *testing.T, s *testserver.Server, stmts ...string) {
 	}
 }
 
-func sqlCount(t *testing.T, s *testserver.Server, q string) int {
+func sqlCount(t *testing.T, s *sandbox.Server, q string) int {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -86,7 +86,7 @@ func TestWorkloadDropsWhatIsTheWorkloads(t *testing.T) {
 	s := servertest.Require(t)
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {
-		if testserver.InCI() {
+		if sandbox.InCI() {
 			t.Fatal("sysbench 1.0.20 is not installed")
 		}
 		t.Skip("sysbench is not installed")

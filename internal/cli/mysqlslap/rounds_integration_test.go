@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestRoundsBufferPoolAB: "what does 256M of buffer pool buy over 8M?"

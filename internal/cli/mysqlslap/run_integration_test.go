@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // schemaSeq makes every test's schema name unique, so tests can run in
@@ -24,14 +24,14 @@ var schemaSeq atomic.Int64
 
 // slapOptions are mysqlslap's defaults (spec 1.1) pointed at the test
 // server's socket as root, with a fresh schema name.
-func slapOptions(t *testing.T, s *testserver.Server) *Options {
+func slapOptions(t *testing.T, s *sandbox.Server) *Options {
 	t.Helper()
 	return serverOptions(s, fmt.Sprintf("goslap_t%d", schemaSeq.Add(1)))
 }
 
 // serverOptions are the parser's defaults, including those it applies after
 // parsing, pointed at the test server's socket as root and at schema.
-func serverOptions(s *testserver.Server, schema string) *Options {
+func serverOptions(s *sandbox.Server, schema string) *Options {
 	o := newOptions()
 	o.Concurrency, o.NumberCharCols, o.NumberIntCols = "1", "1", "1"
 	o.CreateSchema = schema
@@ -91,7 +91,7 @@ func wantExitError(t *testing.T, err error, code int, pattern string) {
 }
 
 // rootDB is a root handle on the test server for checking side effects.
-func rootDB(t *testing.T, s *testserver.Server) *sql.DB {
+func rootDB(t *testing.T, s *sandbox.Server) *sql.DB {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // decoyState is what a file or directory outside the sandbox looked like.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/goslap/goslap/internal/merge"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestShardedMysqlslapSendsWhatOneMachineSends: two shards (in one
@@ -136,7 +136,7 @@ func TestShardedMysqlslapRate(t *testing.T) {
 
 // runShards runs n goslap shard processes' command lines (argsOf(i)) at
 // once, in this process, against s, and fails the test if any fails.
-func runShards(t *testing.T, s *testserver.Server, n int, argsOf func(i int) []string) {
+func runShards(t *testing.T, s *sandbox.Server, n int, argsOf func(i int) []string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]string, n)

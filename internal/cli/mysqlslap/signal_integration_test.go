@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 var (
@@ -230,7 +230,7 @@ func TestBinarySandboxDoesNotOutliveGoslap(t *testing.T) {
 			}
 			if sig == syscall.SIGKILL {
 				// What the next sandbox start does first.
-				if swept := testserver.SweepStale(tmp); len(swept) != 1 || swept[0] != dirs[0] {
+				if swept := sandbox.SweepStale(tmp); len(swept) != 1 || swept[0] != dirs[0] {
 					t.Errorf("SweepStale removed %v, want %s", swept, dirs[0])
 				}
 			}

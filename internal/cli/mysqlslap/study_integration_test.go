@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // schemaTables lists the tables of schema (none when it does not exist).
-func schemaTables(t *testing.T, s *testserver.Server, schema string) []string {
+func schemaTables(t *testing.T, s *sandbox.Server, schema string) []string {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -34,7 +34,7 @@ func schemaTables(t *testing.T, s *testserver.Server, schema string) []string {
 	return out
 }
 
-func mustMain(t *testing.T, s *testserver.Server, args ...string) string {
+func mustMain(t *testing.T, s *sandbox.Server, args ...string) string {
 	t.Helper()
 	code, out, errOut := runMain(t, s, args...)
 	if code != 0 {

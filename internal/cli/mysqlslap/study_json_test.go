@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // roundTrip decodes data as the document, checks that it is all of data,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // suiteExpectation is what goslap must do with one command line of the

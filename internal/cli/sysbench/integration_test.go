@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 func TestMain(m *testing.M) {
-	servertest.Main(m, testserver.Config{}, func(s *testserver.Server) error {
+	servertest.Main(m, sandbox.Config{}, func(s *sandbox.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 // goslapSysbench runs Main as `goslap sysbench ARGS` would, connected to the
 // test server's socket as root.
-func goslapSysbench(t *testing.T, s *testserver.Server, args ...string) (stdout, stderr string, code int) {
+func goslapSysbench(t *testing.T, s *sandbox.Server, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	conn := []string{"--mysql-socket=" + s.Socket, "--mysql-user=root"}
 	var o, e bytes.Buffer
@@ -40,7 +40,7 @@ func goslapSysbench(t *testing.T, s *testserver.Server, args ...string) (stdout,
 	return o.String(), e.String(), code
 }
 
-func mustRun(t *testing.T, s *testserver.Server, args ...string) string {
+func mustRun(t *testing.T, s *sandbox.Server, args ...string) string {
 	t.Helper()
 	out, errOut, code := goslapSysbench(t, s, args...)
 	if code != 0 {
@@ -49,7 +49,7 @@ func mustRun(t *testing.T, s *testserver.Server, args ...string) string {
 	return out
 }
 
-func tables(t *testing.T, s *testserver.Server, schema string) []string {
+func tables(t *testing.T, s *sandbox.Server, schema string) []string {
 	t.Helper()
 	db, err := s.OpenDB(schema)
 	if err != nil {
@@ -243,7 +243,7 @@ func shape(report string) string {
 func sysbenchBinary(t *testing.T) string {
 	p, err := exec.LookPath("sysbench")
 	if err != nil {
-		if testserver.InCI() {
+		if sandbox.InCI() {
 			t.Fatal("sysbench 1.0.20 is not installed")
 		}
 		t.Skip("no sysbench binary")
@@ -251,7 +251,7 @@ func sysbenchBinary(t *testing.T) string {
 	return p
 }
 
-func realSysbench(t *testing.T, s *testserver.Server, args ...string) string {
+func realSysbench(t *testing.T, s *sandbox.Server, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(sysbenchBinary(t), append([]string{"--mysql-socket=" + s.Socket, "--mysql-user=root"}, args...)...)
 	out, err := cmd.CombinedOutput()

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // luaCounters are the statement counters compared per run (prepares and
@@ -20,7 +20,7 @@ var luaCounters = []string{"Com_select", "Com_insert", "Com_update", "Com_delete
 	"Com_rollback", "Com_stmt_execute", "Com_stmt_prepare", "Com_stmt_close"}
 
 // luaComDelta runs f and returns the luaCounters it moved.
-func luaComDelta(t *testing.T, s *testserver.Server, f func()) map[string]int64 {
+func luaComDelta(t *testing.T, s *sandbox.Server, f func()) map[string]int64 {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
-func sqlExec(t *testing.T, s *testserver.Server, stmts ...string) {
+func sqlExec(t *testing.T, s *sandbox.Server, stmts ...string) {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -26,7 +26,7 @@ func sqlExec(t *testing.T, s *testserver.Server, stmts ...string) {
 	}
 }
 
-func sqlCount(t *testing.T, s *testserver.Server, q string) int {
+func sqlCount(t *testing.T, s *sandbox.Server, q string) int {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -79,7 +79,7 @@ func TestCleanupAsSysbenchDoes(t *testing.T) {
 	s := servertest.Require(t)
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {
-		if testserver.InCI() {
+		if sandbox.InCI() {
 			t.Fatal("sysbench 1.0.20 is not installed")
 		}
 		t.Skip("sysbench is not installed")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestRoundsAA: the same server binary as two sandbox targets, 5

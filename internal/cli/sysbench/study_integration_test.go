@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // TestExtrasOnAServerTarget: --target, --iterations, --latency and --plot

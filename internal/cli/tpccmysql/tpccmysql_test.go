@@ -10,17 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // A buffer pool and redo log that hold a warehouse keep the load in seconds.
-var serverConfig = testserver.Config{Options: []string{
+var serverConfig = sandbox.Config{Options: []string{
 	"innodb-buffer-pool-size=256M", "innodb-log-file-size=256M", "innodb-flush-log-at-trx-commit=2",
 }}
 
 func TestMain(m *testing.M) {
-	servertest.Main(m, serverConfig, func(s *testserver.Server) error {
+	servertest.Main(m, serverConfig, func(s *sandbox.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	})
 }
 
-func run(t *testing.T, s *testserver.Server, command string, args ...string) (stdout, stderr string, code int) {
+func run(t *testing.T, s *sandbox.Server, command string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	args = append([]string{"-S", s.Socket, "-u", "root", "-p", ""}, args...)
@@ -44,7 +44,7 @@ func run(t *testing.T, s *testserver.Server, command string, args ...string) (st
 	return o.String(), e.String(), code
 }
 
-func count(t *testing.T, s *testserver.Server, q string) int {
+func count(t *testing.T, s *sandbox.Server, q string) int {
 	t.Helper()
 	db, err := s.OpenDB("")
 	if err != nil {
@@ -58,7 +58,7 @@ func count(t *testing.T, s *testserver.Server, q string) int {
 	return n
 }
 
-func tableCount(t *testing.T, s *testserver.Server, schema string) int {
+func tableCount(t *testing.T, s *sandbox.Server, schema string) int {
 	return count(t, s, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '"+schema+"'")
 }
 

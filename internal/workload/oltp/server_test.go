@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload"
 )
 
 func TestMain(m *testing.M) {
-	servertest.Main(m, testserver.Config{}, func(s *testserver.Server) error {
+	servertest.Main(m, sandbox.Config{}, func(s *sandbox.Server) error {
 		db, err := s.OpenDB("")
 		if err != nil {
 			return err
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // session opens a workload session on the test server's sbtest schema.
-func session(t testing.TB) (*workload.Session, *mysqlconn.Connector, *testserver.Server) {
+func session(t testing.TB) (*workload.Session, *mysqlconn.Connector, *sandbox.Server) {
 	t.Helper()
 	srv := servertest.Require(t)
 	cn, err := mysqlconn.NewConnector(srv.RootConfig("sbtest"), "")
@@ -312,11 +312,11 @@ func TestErrorLeavesConnectionUsable(t *testing.T) {
 	c.End(conn)
 }
 
-func sysbench(t *testing.T, srv *testserver.Server, args ...string) string {
+func sysbench(t *testing.T, srv *sandbox.Server, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {
-		if testserver.InCI() {
+		if sandbox.InCI() {
 			t.Fatal("sysbench 1.0.20 is not installed")
 		}
 		t.Skip("sysbench is not installed")

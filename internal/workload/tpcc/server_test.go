@@ -11,14 +11,14 @@ import (
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/ownership"
-	"github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 	"github.com/goslap/goslap/internal/workload"
 )
 
 // The load writes ~100 MB per warehouse: a buffer pool and redo log that
 // hold it keep the test's load in seconds.
-var serverConfig = testserver.Config{Options: []string{
+var serverConfig = sandbox.Config{Options: []string{
 	"innodb-buffer-pool-size=256M", "innodb-log-file-size=256M", "innodb-flush-log-at-trx-commit=2",
 }}
 
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { servertest.Main(m, serverConfig, nil) }
 // env is a schema on the test server and a Session over it.
 type env struct {
 	t      testing.TB
-	srv    *testserver.Server
+	srv    *sandbox.Server
 	schema string
 	conn   *mysqlconn.Connector
 	main   *mysqlconn.Conn

@@ -1,11 +1,11 @@
-package testserver_test
+package sandbox_test
 
 import (
 	"os"
 	"testing"
 
-	. "github.com/goslap/goslap/internal/testserver"
-	"github.com/goslap/goslap/internal/testserver/servertest"
+	. "github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 func TestMain(m *testing.M) { servertest.Main(m, Config{}, nil) }

@@ -1,9 +1,9 @@
-// Package testserver starts a private, throw-away MariaDB or MySQL server: a
+// Package sandbox starts a private, throw-away MariaDB or MySQL server: a
 // fresh data directory in a temporary directory, its own Unix socket and a
 // free loopback TCP port, root without a password. goslap's integration tests
 // use one per test package (see Main); the same code backs a user-facing
 // sandbox, so nothing here depends on package testing except main.go.
-package testserver
+package sandbox
 
 import (
 	"context"
@@ -112,7 +112,7 @@ func StartContext(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	bin, err := mysqld.Find(cfg.Binary)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
@@ -121,7 +121,7 @@ func StartContext(ctx context.Context, cfg Config) (*Server, error) {
 	// line saying so: "context deadline exceeded" names nothing.
 	ended := func(step string, err error) error {
 		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("testserver: %s %s did not finish within the start's time limit of %v; killed", step, bin, cfg.StartTimeout)
+			return fmt.Errorf("sandbox: %s %s did not finish within the start's time limit of %v; killed", step, bin, cfg.StartTimeout)
 		}
 		return err
 	}
@@ -132,16 +132,16 @@ func StartContext(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	if err != nil {
-		return nil, ended("reading the version of", fmt.Errorf("testserver: %w", err))
+		return nil, ended("reading the version of", fmt.Errorf("sandbox: %w", err))
 	}
 	SweepStale(cfg.TempDir)
 	dir, err := os.MkdirTemp(cfg.TempDir, dirPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("testserver: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if err := writeOwner(dir); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("testserver: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	s := &Server{
 		Binary:  bin,
@@ -156,7 +156,7 @@ func StartContext(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if len(s.Socket) > 100 {
 		s.removeDir()
-		return nil, fmt.Errorf("testserver: socket path %q is too long for a Unix socket; use a shorter TempDir", s.Socket)
+		return nil, fmt.Errorf("sandbox: socket path %q is too long for a Unix socket; use a shorter TempDir", s.Socket)
 	}
 	if err := s.initDataDir(ctx); err != nil {
 		s.removeDir()
@@ -217,10 +217,10 @@ func (s *Server) TmpDir() string { return filepath.Join(s.Dir, "tmp") }
 // works only in the layout it was installed in.
 func (s *Server) initDataDir(ctx context.Context) error {
 	if err := os.Mkdir(s.TmpDir(), 0o700); err != nil {
-		return fmt.Errorf("testserver: %w", err)
+		return fmt.Errorf("sandbox: %w", err)
 	}
 	if err := s.Layout.Initialise(ctx, s.DataDir, s.tuning(), s.LogFile); err != nil {
-		return fmt.Errorf("testserver: %w", err)
+		return fmt.Errorf("sandbox: %w", err)
 	}
 	return nil
 }
@@ -275,7 +275,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		s.waitErr = cmd.Wait()
 	}(s.cmd, s.exited)
 	if err := <-started; err != nil {
-		return fmt.Errorf("testserver: starting %s: %w", s.Binary, err)
+		return fmt.Errorf("sandbox: starting %s: %w", s.Binary, err)
 	}
 	return s.waitReady(ctx)
 }
@@ -292,7 +292,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 	for {
 		select {
 		case <-s.exited:
-			return fmt.Errorf("testserver: server exited during start-up: %v", s.waitErr)
+			return fmt.Errorf("sandbox: server exited during start-up: %v", s.waitErr)
 		default:
 		}
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -304,9 +304,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("testserver: server did not accept connections in time: %v", lastErr)
+				return fmt.Errorf("sandbox: server did not accept connections in time: %v", lastErr)
 			}
-			return fmt.Errorf("testserver: waiting for the server: %w", ctx.Err())
+			return fmt.Errorf("sandbox: waiting for the server: %w", ctx.Err())
 		case <-s.exited:
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -330,7 +330,7 @@ func (s *Server) RootConfig(database string) *mysql.Config {
 func (s *Server) OpenDB(database string) (*sql.DB, error) {
 	conn, err := mysql.NewConnector(s.RootConfig(database))
 	if err != nil {
-		return nil, fmt.Errorf("testserver: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	return sql.OpenDB(conn), nil
 }
@@ -363,7 +363,7 @@ func (s *Server) terminate(grace time.Duration) error {
 		return nil
 	case <-time.After(grace):
 		_ = s.kill()
-		return fmt.Errorf("testserver: server did not stop within %v after SIGTERM; killed", grace)
+		return fmt.Errorf("sandbox: server did not stop within %v after SIGTERM; killed", grace)
 	}
 }
 
@@ -406,7 +406,7 @@ func (s *Server) logTail() string {
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("testserver: finding a free port: %w", err)
+		return 0, fmt.Errorf("sandbox: finding a free port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil

@@ -1,7 +1,7 @@
 // Package servertest gives a test package one private server (see package
-// testserver) for all its tests: start it in TestMain, fetch it with Require.
-// It is separate from testserver so that goslap's binary, which uses
-// testserver for --sandbox, does not link package testing.
+// sandbox) for all its tests: start it in TestMain, fetch it with Require.
+// It is separate from sandbox so that goslap's binary, which uses
+// sandbox for --sandbox, does not link package testing.
 package servertest
 
 import (
@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/goslap/goslap/internal/testserver"
+	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // shared is the package's server, set by Main; nil when none could be started.
 var (
-	shared    *testserver.Server
+	shared    *sandbox.Server
 	sharedErr error // why shared is nil
 )
 
@@ -27,25 +27,25 @@ var (
 // calls Require skips — except under CI=true, where Main fails at once.
 // Main does not return.
 //
-//	func TestMain(m *testing.M) { servertest.Main(m, testserver.Config{}, nil) }
-func Main(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) error) {
+//	func TestMain(m *testing.M) { servertest.Main(m, sandbox.Config{}, nil) }
+func Main(m *testing.M, cfg sandbox.Config, setup func(*sandbox.Server) error) {
 	os.Exit(Run(m, cfg, setup))
 }
 
 // Run is Main without the os.Exit, for a TestMain with its own clean-up: it
 // returns the exit status for the test binary.
-func Run(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) error) int {
-	s, err := testserver.Start(cfg)
+func Run(m *testing.M, cfg sandbox.Config, setup func(*sandbox.Server) error) int {
+	s, err := sandbox.Start(cfg)
 	switch {
 	case err == nil:
-	case errors.Is(err, testserver.ErrNoServerBinary) && !testserver.InCI():
-		sharedErr = fmt.Errorf("%w; tests that need a server are skipped (install one with: %s)", err, testserver.InstallHint)
-		fmt.Fprintln(os.Stderr, "testserver:", sharedErr)
+	case errors.Is(err, sandbox.ErrNoServerBinary) && !sandbox.InCI():
+		sharedErr = fmt.Errorf("%w; tests that need a server are skipped (install one with: %s)", err, sandbox.InstallHint)
+		fmt.Fprintln(os.Stderr, "sandbox:", sharedErr)
 		return m.Run()
 	default:
-		fmt.Fprintf(os.Stderr, "testserver: cannot start a test server: %v\n", err)
-		if errors.Is(err, testserver.ErrNoServerBinary) {
-			fmt.Fprintf(os.Stderr, "testserver: install one with: %s\n", testserver.InstallHint)
+		fmt.Fprintf(os.Stderr, "sandbox: cannot start a test server: %v\n", err)
+		if errors.Is(err, sandbox.ErrNoServerBinary) {
+			fmt.Fprintf(os.Stderr, "sandbox: install one with: %s\n", sandbox.InstallHint)
 		}
 		return 1
 	}
@@ -62,12 +62,12 @@ func Run(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) err
 		signal.Stop(sigs)
 		close(sigs)
 		if err := s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "testserver:", err)
+			fmt.Fprintln(os.Stderr, "sandbox:", err)
 		}
 	}()
 	if setup != nil {
 		if err := setup(s); err != nil {
-			fmt.Fprintf(os.Stderr, "testserver: setup failed: %v\n", err)
+			fmt.Fprintf(os.Stderr, "sandbox: setup failed: %v\n", err)
 			return 1
 		}
 	}
@@ -77,7 +77,7 @@ func Run(m *testing.M, cfg testserver.Config, setup func(*testserver.Server) err
 
 // Require returns the package's server started by Main. Without one it skips
 // the test, or fails it under CI=true.
-func Require(tb testing.TB) *testserver.Server {
+func Require(tb testing.TB) *sandbox.Server {
 	tb.Helper()
 	if shared != nil {
 		return shared
@@ -86,7 +86,7 @@ func Require(tb testing.TB) *testserver.Server {
 	if sharedErr != nil {
 		msg = sharedErr.Error()
 	}
-	if testserver.InCI() {
+	if sandbox.InCI() {
 		tb.Fatal(msg)
 	}
 	tb.Skip(msg)

@@ -1,4 +1,4 @@
-package testserver
+package sandbox
 
 // PID is the server process's id (0 before it started): a sandbox's
 // process figures (CPU, IO) are read from /proc with it.

@@ -1,4 +1,4 @@
-package testserver
+package sandbox
 
 import (
 	"os"
