@@ -1,7 +1,20 @@
 // Command oltpbench runs `goslap sysbench TEST … run` and sysbench 1.0.20's
 // `sysbench TEST … run` side by side on one throw-away MariaDB server and
 // the same tables (prepared once, by sysbench), and prints a Markdown table
-// of medians and ratios goslap / sysbench per workload.
+// of medians and ratios goslap / sysbench per workload: oltp_point_select
+// (ps-N), oltp_read_only (ro-N) and oltp_read_write (rw-N) at every -threads
+// count, prepared statements for both (--db-ps-mode=auto), and
+// oltp_read_only at 1000 threads.
+//
+// With -tpcc-mysql DIR (a tpcc-mysql build: DIR/tpcc_start) it also runs
+// `goslap tpcc-start` against tpcc-mysql's tpcc_start at each
+// -tpcc-connections count on one TPC-C schema loaded by `goslap tpcc-load`
+// (tpcc-N rows: tpmC and client CPU per transaction, the New-Orders and
+// the other four of <Raw Results> counted alike). Without it those rows
+// are skipped with one line saying how to build tpcc-mysql.
+//
+// After each server's tables comes issue 28's: every row's ratios beside
+// their goals (bench/target) and pass or miss.
 //
 // The two tools alternate (the order flips every round) so the noise of a
 // shared machine hits both alike. Throughput is what each tool reports
@@ -17,6 +30,7 @@
 // cache, back_log).
 //
 //	go run ./bench/oltpbench -goslap ./goslap -server default,tuned -runs 5
+//	go run ./bench/oltpbench -goslap ./goslap -tpcc-mysql /tmp/tpcc-mysql -only tpcc-4,tpcc-16
 //
 // With -interpret a goslap variant runs sysbench's stock script of each
 // test through goslap's Lua interpreter (issue 27's table):
@@ -30,6 +44,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,65 +57,97 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/bench/target"
 	"github.com/goslap/goslap/internal/sandbox"
 )
 
 // workload is one row of the table.
 type workload struct {
 	name    string
-	test    string
-	threads int
-	events  int // 0: time-limited (-time)
+	test    string // sysbench test; "" for a TPC-C row
+	threads int    // threads, or TPC-C connections
+	events  int    // 0: time-limited (-time)
 }
 
+func (w workload) tpcc() bool { return w.test == "" }
+
 type sample struct {
-	tps    float64
+	rate   float64 // tps, or tpmC for TPC-C
 	events float64 // transactions the tool reports
 	cpu    float64 // client user+sys seconds
 	rssKB  int64
 	server float64 // server CPU seconds during the run
 }
 
+// kind says how a tool is run and read.
+type kind int
+
+const (
+	goslapKind   kind = iota // `goslap sysbench ARGS` or `goslap tpcc-start ARGS`
+	sysbenchKind             // `sysbench ARGS`
+	tpccKind                 // `DIR/tpcc_start ARGS`
+)
+
 type tool struct {
 	name string
 	path string
-	// sysbench is true for the reference (run as `sysbench ARGS`),
-	// false for goslap (run as `goslap sysbench ARGS`).
-	sysbench bool
+	kind kind
 	// script: goslap runs sysbench's stock Lua script of the test through
-	// its interpreter (--lua-interpreter) instead of its built-in workload.
+	// its interpreter (--lua-interpreter) instead of its built-in workload
+	// (sysbench rows only).
 	script string
 }
 
-const base = "sysbench"
+// The reference tools' names in the tables.
+const (
+	base     = "sysbench"
+	tpccBase = "tpcc-mysql"
+)
+
+func baseOf(w workload) string {
+	if w.tpcc() {
+		return tpccBase
+	}
+	return base
+}
+
+// tpccHowTo is the one line a skipped TPC-C row prints.
+const tpccHowTo = "git clone https://github.com/Percona-Lab/tpcc-mysql; cd tpcc-mysql/src; make " +
+	"(needs libmariadb-dev-compat or libmysqlclient-dev; MariaDB's library wants " +
+	"make LIBS=\"`mysql_config --libs_r` -lrt -lm\"), then -tpcc-mysql tpcc-mysql"
 
 func main() {
 	var (
-		goslap    = flag.String("goslap", "./goslap", "goslap binary, or NAME=PATH,NAME=PATH to compare builds")
-		sysbench  = flag.String("sysbench", "sysbench", "sysbench 1.0.20 binary")
-		servers   = flag.String("server", "default,tuned", "server configurations to run: default, tuned or both")
-		runs      = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
-		secs      = flag.Int("time", 10, "--time of the time-limited workloads (seconds)")
-		events    = flag.Int("events", 100000, "--events of oltp_point_select")
-		tableSize = flag.Int("table-size", 100000, "--table-size of the one table")
-		only      = flag.String("only", "", "comma-separated workload names (default all): ps-16, ro-16, rw-16, ro-1000")
-		tmp       = flag.String("tmpdir", "", "parent of the server directory (default $TMPDIR)")
-		verbose   = flag.Bool("v", false, "print every run")
-		goslapEnv = flag.String("goslap-env", "", "extra environment for goslap only, comma-separated NAME=VALUE (GODEBUG, profiling)")
-		interpret = flag.String("interpret", "", "names of -goslap variants that run the stock Lua script of each test (in -scripts) through goslap's interpreter instead of the built-in workload")
-		scripts   = flag.String("scripts", "/usr/share/sysbench", "directory of sysbench's stock Lua scripts, for -interpret")
-		serve     = flag.String("serve", "", "only start this server configuration (default or tuned), prepare the tables, print its socket and wait for Ctrl-C (profiling by hand)")
+		goslap     = flag.String("goslap", "./goslap", "goslap binary, or NAME=PATH,NAME=PATH to compare builds")
+		sysbench   = flag.String("sysbench", "sysbench", "sysbench 1.0.20 binary")
+		servers    = flag.String("server", "default,tuned", "server configurations to run: default, tuned or both")
+		runs       = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
+		secs       = flag.Int("time", 10, "--time of the time-limited workloads, -l of the TPC-C rows (seconds)")
+		events     = flag.Int("events", 100000, "--events of oltp_point_select")
+		tableSize  = flag.Int("table-size", 100000, "--table-size of the one table")
+		threads    = flag.String("threads", "1,4,8,16,64,256", "thread counts of the ps-N, ro-N and rw-N rows")
+		only       = flag.String("only", "", "comma-separated workload names (default all): ps-N, ro-N, rw-N for N in -threads, ro-1000, tpcc-N for N in -tpcc-connections")
+		tpccDir    = flag.String("tpcc-mysql", "", "directory of a tpcc-mysql build (tpcc_start) for the tpcc-N rows; empty: the rows are skipped")
+		tpccConns  = flag.String("tpcc-connections", "4,16", "connection counts of the tpcc-N rows")
+		warehouses = flag.Int("tpcc-warehouses", 1, "warehouses of the TPC-C rows (loaded by goslap tpcc-load)")
+		tmp        = flag.String("tmpdir", "", "parent of the server directory (default $TMPDIR)")
+		verbose    = flag.Bool("v", false, "print every run")
+		goslapEnv  = flag.String("goslap-env", "", "extra environment for goslap only, comma-separated NAME=VALUE (GODEBUG, profiling)")
+		interpret  = flag.String("interpret", "", "names of -goslap variants that run the stock Lua script of each test (in -scripts) through goslap's interpreter instead of the built-in workload")
+		scripts    = flag.String("scripts", "/usr/share/sysbench", "directory of sysbench's stock Lua scripts, for -interpret")
+		serve      = flag.String("serve", "", "only start this server configuration (default or tuned), prepare the tables, print its socket and wait for Ctrl-C (profiling by hand)")
 	)
 	flag.Parse()
 
-	workloads := []workload{
-		{"ps-16", "oltp_point_select", 16, *events},
-		{"ro-16", "oltp_read_only", 16, 0},
-		{"rw-16", "oltp_read_write", 16, 0},
-		{"ro-1000", "oltp_read_only", 1000, 0},
-	}
+	workloads, err := workloadList(*threads, *tpccConns, *events)
+	check(err)
 	if *only != "" {
 		want := strings.Split(*only, ",")
+		for _, n := range want {
+			if !slices.ContainsFunc(workloads, func(w workload) bool { return w.name == n }) {
+				check(fmt.Errorf("-only: no workload %q (see -threads and -tpcc-connections)", n))
+			}
+		}
 		workloads = slices.DeleteFunc(workloads, func(w workload) bool { return !slices.Contains(want, w.name) })
 	}
 	var variants []tool
@@ -111,7 +158,7 @@ func main() {
 		}
 		abs, err := filepath.Abs(path)
 		check(err)
-		t := tool{name: name, path: abs}
+		t := tool{name: name, path: abs, kind: goslapKind}
 		if slices.Contains(strings.Split(*interpret, ","), name) {
 			t.script = *scripts
 		}
@@ -119,10 +166,38 @@ func main() {
 	}
 	sb, err := exec.LookPath(*sysbench)
 	check(err)
-	tools := append(slices.Clone(variants), tool{name: base, path: sb, sysbench: true})
+	sysbenchTools := append(slices.Clone(variants), tool{name: base, path: sb, kind: sysbenchKind})
+	// The TPC-C rows compare goslap's built-in TPC-C: variants that
+	// interpret a sysbench script have no part in them.
+	tpccTools := slices.DeleteFunc(slices.Clone(variants), func(t tool) bool { return t.script != "" })
+	var skipped []string
+	if *tpccDir == "" {
+		for _, w := range workloads {
+			if w.tpcc() {
+				skipped = append(skipped, w.name)
+			}
+		}
+		workloads = slices.DeleteFunc(workloads, workload.tpcc)
+	} else {
+		start := filepath.Join(*tpccDir, "tpcc_start")
+		if _, err := os.Stat(start); err != nil {
+			check(fmt.Errorf("-tpcc-mysql %s: %v (build it: %s)", *tpccDir, err, tpccHowTo))
+		}
+		abs, err := filepath.Abs(start)
+		check(err)
+		tpccTools = append(tpccTools, tool{name: tpccBase, path: abs, kind: tpccKind})
+	}
+	withTPCC := slices.ContainsFunc(workloads, workload.tpcc)
+	if withTPCC && len(tpccTools) < 2 {
+		check(fmt.Errorf("the TPC-C rows need a -goslap variant that is not in -interpret"))
+	}
+	prep := preparation{tableSize: *tableSize, sysbench: sb}
+	if withTPCC {
+		prep.goslap, prep.warehouses = tpccTools[0].path, *warehouses
+	}
 
 	if *serve != "" {
-		srv, pid, err := startServer(*serve, *tmp, *tableSize, sb)
+		srv, pid, err := startServer(*serve, *tmp, prep)
 		check(err)
 		defer srv.Stop()
 		stopOnSignal(srv)
@@ -132,24 +207,40 @@ func main() {
 
 	fmt.Printf("Machine: %s\n", machine())
 	fmt.Printf("Date: %s, load average at start: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
-	fmt.Printf("1 table of %d rows prepared by sysbench; oltp_point_select --events=%d --time=0, the others --time=%d; medians of %d runs, alternated\n",
+	fmt.Printf("1 table of %d rows prepared by sysbench; oltp_point_select --events=%d --time=0, the others --time=%d; --db-ps-mode=auto (prepared statements) for both tools; medians of %d runs, alternated\n",
 		*tableSize, *events, *secs, *runs)
+	if withTPCC {
+		fmt.Printf("TPC-C: %d warehouse(s) loaded by goslap tpcc-load; `goslap tpcc-start` and %s -r 0 -l %d -i %d\n",
+			*warehouses, tpccTools[len(tpccTools)-1].path, *secs, *secs)
+	}
+	if len(skipped) > 0 {
+		fmt.Printf("TPC-C rows %s skipped: no -tpcc-mysql DIR; to run them build tpcc-mysql: %s\n", strings.Join(skipped, ", "), tpccHowTo)
+	}
 	for _, conf := range strings.Split(*servers, ",") {
-		srv, serverPID, err := startServer(conf, *tmp, *tableSize, sb)
+		srv, serverPID, err := startServer(conf, *tmp, prep)
 		check(err)
 		stopOnSignal(srv)
 		fmt.Printf("\n### Server: %s (%s)\n\n", conf, srv.Version)
 		common := []string{"--mysql-socket=" + srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
-			"--tables=1", "--table-size=" + strconv.Itoa(*tableSize)}
+			"--tables=1", "--table-size=" + strconv.Itoa(*tableSize), "--db-ps-mode=auto"}
+		tpccCommon := []string{"-h", "localhost", "-S", srv.Socket, "-u", "root", "-d", "tpcc",
+			"-w", strconv.Itoa(*warehouses), "-r", "0", "-l", strconv.Itoa(*secs), "-i", strconv.Itoa(*secs)}
 		results := map[string]map[string][]sample{}
+		loads := map[string]string{}
 		for _, w := range workloads {
-			args := append(slices.Clone(common), "--threads="+strconv.Itoa(w.threads))
-			if w.events > 0 {
-				args = append(args, "--events="+strconv.Itoa(w.events), "--time=0")
-			} else {
-				args = append(args, "--time="+strconv.Itoa(*secs))
+			var args []string
+			tools := sysbenchTools
+			switch {
+			case w.tpcc():
+				args = append(slices.Clone(tpccCommon), "-c", strconv.Itoa(w.threads))
+				tools = tpccTools
+			case w.events > 0:
+				args = append(slices.Clone(common), "--threads="+strconv.Itoa(w.threads), "--events="+strconv.Itoa(w.events), "--time=0")
+			default:
+				args = append(slices.Clone(common), "--threads="+strconv.Itoa(w.threads), "--time="+strconv.Itoa(*secs))
 			}
 			results[w.name] = map[string][]sample{}
+			loads[w.name] = loadavg1()
 			for round := range *runs {
 				seq := slices.Clone(tools)
 				k := round % len(seq)
@@ -159,10 +250,10 @@ func main() {
 				}
 				for _, t := range seq {
 					var env []string
-					if !t.sysbench && *goslapEnv != "" {
+					if t.kind == goslapKind && *goslapEnv != "" {
 						env = strings.Split(*goslapEnv, ",")
 					}
-					s, err := runOnce(t, w.test, args, env, serverPID)
+					s, err := runOnce(t, w, args, env, serverPID)
 					if err != nil {
 						srv.Stop()
 						fmt.Fprintf(os.Stderr, "oltpbench: %s %s %s: %v\n", conf, w.name, t.name, err)
@@ -170,36 +261,150 @@ func main() {
 					}
 					results[w.name][t.name] = append(results[w.name][t.name], s)
 					if *verbose {
-						fmt.Fprintf(os.Stderr, "%-7s %-7s %-9s tps %9.1f  cpu %6.2f s  %5.1f µs/trx  rss %6.1f MB  server cpu %6.2f s  load %s\n",
-							conf, w.name, t.name, s.tps, s.cpu, s.cpu/s.events*1e6, float64(s.rssKB)/1024, s.server, loadavg())
+						unit := "tps "
+						if w.tpcc() {
+							unit = "tpmC"
+						}
+						fmt.Fprintf(os.Stderr, "%-7s %-8s %-10s %s %9.1f  cpu %6.2f s  %6.1f µs/trx  rss %6.1f MB  server cpu %6.2f s  load %s\n",
+							conf, w.name, t.name, unit, s.rate, s.cpu, s.cpu/s.events*1e6, float64(s.rssKB)/1024, s.server, loadavg())
 					}
 				}
 			}
 		}
 		srv.Stop()
-		fmt.Printf("Command of each row: `sysbench|goslap sysbench %s TEST --threads=N (--events=%d --time=0 | --time=%d) run`\n\n",
-			strings.Join(common[1:], " "), *events, *secs)
-		fmt.Println("| workload | tool | tps | tps ratio | client CPU s | CPU ratio | µs CPU/trx | CPU/trx ratio | max RSS MB | RSS ratio | server CPU s |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-		for _, w := range workloads {
-			b := medians(results[w.name][base])
-			row := func(name string, m med, ratio func(a, b float64) string) {
-				fmt.Printf("| %s | %s | %.0f | %s | %.2f | %s | %.1f | %s | %.1f | %s | %.2f |\n",
-					w.name, name, m.tps, ratio(m.tps, b.tps), m.cpu, ratio(m.cpu, b.cpu), m.cpuPer, ratio(m.cpuPer, b.cpuPer),
-					m.rss, ratio(m.rss, b.rss), m.server)
-			}
-			row(base, b, func(float64, float64) string { return "1" })
-			for _, v := range variants {
-				row(v.name, medians(results[w.name][v.name]), func(a, b float64) string { return fmt.Sprintf("**%.2f**", a/b) })
-			}
-		}
+		printTables(os.Stdout, workloads, variants, tpccTools, results, loads, common[1:], tpccCommon[4:], *events, *secs)
 	}
 	fmt.Printf("\nload average at the end: %s\n", loadavg())
 }
 
+// workloadList is every row: ps-N, ro-N and rw-N for each of threads,
+// ro-1000 (issue 10's row), and tpcc-N for each of tpccConns.
+func workloadList(threads, tpccConns string, events int) ([]workload, error) {
+	counts := func(flagName, list string) ([]int, error) {
+		var ns []int
+		for _, f := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%s: %q is not a count of 1 or more", flagName, f)
+			}
+			ns = append(ns, n)
+		}
+		return ns, nil
+	}
+	ths, err := counts("-threads", threads)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := counts("-tpcc-connections", tpccConns)
+	if err != nil {
+		return nil, err
+	}
+	var ws []workload
+	for _, t := range []struct{ prefix, test string }{{"ps", "oltp_point_select"}, {"ro", "oltp_read_only"}, {"rw", "oltp_read_write"}} {
+		for _, n := range ths {
+			w := workload{name: fmt.Sprintf("%s-%d", t.prefix, n), test: t.test, threads: n}
+			if t.prefix == "ps" {
+				w.events = events
+			}
+			ws = append(ws, w)
+		}
+	}
+	if !slices.Contains(ths, 1000) {
+		ws = append(ws, workload{name: "ro-1000", test: "oltp_read_only", threads: 1000})
+	}
+	for _, n := range conns {
+		ws = append(ws, workload{name: fmt.Sprintf("tpcc-%d", n), threads: n})
+	}
+	return ws, nil
+}
+
+// printTables prints one server's tables: the sysbench rows, the TPC-C
+// rows, then issue 28's goals beside every row's ratios.
+func printTables(out io.Writer, workloads []workload, variants, tpccTools []tool, results map[string]map[string][]sample,
+	loads map[string]string, common, tpccCommon []string, events, secs int) {
+	ratio := func(a, b float64) string { return fmt.Sprintf("**%.2f**", a/b) }
+	one := func(float64, float64) string { return "1" }
+	if slices.ContainsFunc(workloads, func(w workload) bool { return !w.tpcc() }) {
+		fmt.Fprintf(out, "Command of each row: `sysbench|goslap sysbench %s TEST --threads=N (--events=%d --time=0 | --time=%d) run`\n\n",
+			strings.Join(common, " "), events, secs)
+		fmt.Fprintln(out, "| workload | tool | tps | tps ratio | client CPU s | CPU ratio | µs CPU/trx | CPU/trx ratio | max RSS MB | RSS ratio | server CPU s |")
+		fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|")
+		for _, w := range workloads {
+			if w.tpcc() {
+				continue
+			}
+			b := medians(results[w.name][base])
+			row := func(name string, m med, ratio func(a, b float64) string) {
+				fmt.Fprintf(out, "| %s | %s | %.0f | %s | %.2f | %s | %.1f | %s | %.1f | %s | %.2f |\n",
+					w.name, name, m.rate, ratio(m.rate, b.rate), m.cpu, ratio(m.cpu, b.cpu), m.cpuPer, ratio(m.cpuPer, b.cpuPer),
+					m.rss, ratio(m.rss, b.rss), m.server)
+			}
+			row(base, b, one)
+			for _, v := range variants {
+				row(v.name, medians(results[w.name][v.name]), ratio)
+			}
+		}
+	}
+	if slices.ContainsFunc(workloads, workload.tpcc) {
+		fmt.Fprintf(out, "\nCommand of each TPC-C row: `goslap tpcc-start|tpcc_start %s -c N`; transactions = every type's sc+lt in <Raw Results>\n\n",
+			strings.Join(tpccCommon, " "))
+		fmt.Fprintln(out, "| workload | tool | tpmC | tpmC ratio | transactions | client CPU s | µs CPU/trx | CPU/trx ratio | max RSS MB | RSS ratio | server CPU s |")
+		fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|")
+		for _, w := range workloads {
+			if !w.tpcc() {
+				continue
+			}
+			b := medians(results[w.name][tpccBase])
+			row := func(name string, m med, ratio func(a, b float64) string) {
+				fmt.Fprintf(out, "| %s | %s | %.0f | %s | %.0f | %.2f | %.1f | %s | %.1f | %s | %.2f |\n",
+					w.name, name, m.rate, ratio(m.rate, b.rate), m.events, m.cpu, m.cpuPer, ratio(m.cpuPer, b.cpuPer),
+					m.rss, ratio(m.rss, b.rss), m.server)
+			}
+			row(tpccBase, b, one)
+			for _, v := range tpccTools {
+				if v.kind == goslapKind {
+					row(v.name, medians(results[w.name][v.name]), ratio)
+				}
+			}
+		}
+	}
+	fmt.Fprintln(out, "\nIssue 28's goals (goslap / the C tool: sysbench 1.0.20, tpcc-mysql):")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "| workload | tool | tps/tpmC ratio | goal | CPU/trx ratio | goal | verdict | load avg at start |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
+	for _, w := range workloads {
+		rate, cpu := target.SysbenchTPS, target.SysbenchCPU
+		tools := variants
+		if w.tpcc() {
+			rate, cpu = target.TPCCRate, target.TPCCCPU
+			tools = tpccTools
+		}
+		b := medians(results[w.name][baseOf(w)])
+		for _, v := range tools {
+			if v.kind != goslapKind {
+				continue
+			}
+			m := medians(results[w.name][v.name])
+			checks := []target.Check{{Bound: rate, Ratio: m.rate / b.rate}, {Bound: cpu, Ratio: m.cpuPer / b.cpuPer}}
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
+				checks[0].Cell(), checks[0].Bound, checks[1].Cell(), checks[1].Bound, target.Verdict(checks), loads[w.name])
+		}
+	}
+}
+
+// preparation is what a server gets before the runs: sysbench's table,
+// and the TPC-C schema when goslap is set.
+type preparation struct {
+	tableSize  int
+	sysbench   string
+	goslap     string // loads the TPC-C schema when not empty
+	warehouses int
+}
+
 // startServer starts a server in configuration conf and prepares the
-// sbtest table with sysbench; it returns the server and its pid.
-func startServer(conf, tmp string, tableSize int, sb string) (*sandbox.Server, int, error) {
+// sbtest table with sysbench and, when p.goslap is set, the TPC-C schema
+// tpcc with goslap tpcc-load; it returns the server and its pid.
+func startServer(conf, tmp string, p preparation) (*sandbox.Server, int, error) {
 	const maxConn = 1200
 	openFiles := 2*maxConn + 2000
 	var opts []string
@@ -231,14 +436,21 @@ func startServer(conf, tmp string, tableSize int, sb string) (*sandbox.Server, i
 	db, err := srv.OpenDB("")
 	if err == nil {
 		_, err = db.Exec("CREATE DATABASE sbtest")
+		if err == nil && p.goslap != "" {
+			_, err = db.Exec("CREATE DATABASE tpcc")
+		}
 		db.Close()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
 	if err == nil {
-		cmd := exec.Command(sb, "--mysql-socket="+srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
-			"oltp_read_write", "--tables=1", "--table-size="+strconv.Itoa(tableSize), "prepare")
-		if out, e := cmd.CombinedOutput(); e != nil {
-			err = fmt.Errorf("sysbench prepare: %v\n%s", e, out)
-		}
+		err = prepareWith(ctx, "sysbench prepare", p.sysbench, "--mysql-socket="+srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
+			"oltp_read_write", "--tables=1", "--table-size="+strconv.Itoa(p.tableSize), "prepare")
+	}
+	if err == nil && p.goslap != "" {
+		fmt.Fprintf(os.Stderr, "oltpbench: loading %d TPC-C warehouse(s)...\n", p.warehouses)
+		err = prepareWith(ctx, "goslap tpcc-load", p.goslap, "tpcc-load", "-S", srv.Socket, "-u", "root", "-d", "tpcc",
+			"-w", strconv.Itoa(p.warehouses))
 	}
 	if err != nil {
 		srv.Stop()
@@ -247,7 +459,15 @@ func startServer(conf, tmp string, tableSize int, sb string) (*sandbox.Server, i
 	return srv, readPID(srv), nil
 }
 
-type med struct{ tps, cpu, cpuPer, rss, server float64 }
+// prepareWith runs one preparing command, its output kept for an error.
+func prepareWith(ctx context.Context, what, bin string, args ...string) error {
+	if out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", what, err, tailText(string(out)))
+	}
+	return nil
+}
+
+type med struct{ rate, events, cpu, cpuPer, rss, server float64 }
 
 func medians(ss []sample) med {
 	pick := func(f func(sample) float64) float64 {
@@ -265,7 +485,8 @@ func medians(ss []sample) med {
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	return med{
-		tps:    pick(func(s sample) float64 { return s.tps }),
+		rate:   pick(func(s sample) float64 { return s.rate }),
+		events: pick(func(s sample) float64 { return s.events }),
 		cpu:    pick(func(s sample) float64 { return s.cpu }),
 		cpuPer: pick(func(s sample) float64 { return s.cpu / s.events * 1e6 }),
 		rss:    pick(func(s sample) float64 { return float64(s.rssKB) / 1024 }),
@@ -275,19 +496,75 @@ func medians(ss []sample) med {
 
 var trxRE = regexp.MustCompile(`transactions:\s+([0-9]+)\s+\(([0-9.]+) per sec\.\)`)
 
+// parseSysbench reads sysbench's (and goslap sysbench's) "transactions: N
+// (X per sec.)" line: the transactions and the tps.
+func parseSysbench(out string) (events, tps float64, err error) {
+	m := trxRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, errors.New("no transactions line in the output")
+	}
+	events, _ = strconv.ParseFloat(m[1], 64)
+	tps, _ = strconv.ParseFloat(m[2], 64)
+	return events, tps, nil
+}
+
+var (
+	rawRE  = regexp.MustCompile(`(?s)<Raw Results>\n(.*?)\n in [0-9]+ sec\.`)
+	typeRE = regexp.MustCompile(`\[[0-4]\] sc:([0-9]+) +lt:([0-9]+) `)
+	tpmcRE = regexp.MustCompile(`<TpmC>\s+([0-9.]+) TpmC`)
+)
+
+// parseTPCC reads tpcc_start's (and goslap tpcc-start's) report: the
+// transactions counted in the measured window (sc+lt of the five types in
+// <Raw Results>, New-Orders rolled back by design included, as tpcc-mysql
+// counts them) and the tpmC.
+func parseTPCC(out string) (events, tpmC float64, err error) {
+	raw := rawRE.FindStringSubmatch(out)
+	if raw == nil {
+		return 0, 0, errors.New("no <Raw Results> section in the output")
+	}
+	types := typeRE.FindAllStringSubmatch(raw[1], -1)
+	if len(types) != 5 {
+		return 0, 0, fmt.Errorf("<Raw Results> has %d transaction lines, not 5", len(types))
+	}
+	for _, t := range types {
+		sc, _ := strconv.ParseFloat(t[1], 64)
+		lt, _ := strconv.ParseFloat(t[2], 64)
+		events += sc + lt
+	}
+	m := tpmcRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, errors.New("no <TpmC> line in the output")
+	}
+	tpmC, _ = strconv.ParseFloat(m[1], 64)
+	return events, tpmC, nil
+}
+
+// argv is the command line of tool t for workload w (args: the row's
+// options).
+func argv(t tool, w workload, args []string) []string {
+	switch {
+	case w.tpcc() && t.kind == goslapKind:
+		return append([]string{"tpcc-start"}, args...)
+	case w.tpcc():
+		return slices.Clone(args)
+	}
+	a := append([]string{w.test}, args...)
+	if t.script != "" {
+		a = append([]string{filepath.Join(t.script, w.test+".lua"), "--lua-interpreter"}, args...)
+	}
+	a = append(a, "run")
+	if t.kind == goslapKind {
+		a = append([]string{"sysbench"}, a...)
+	}
+	return a
+}
+
 // runOnce runs one benchmark process and measures it.
-func runOnce(t tool, test string, args, env []string, serverPID int) (sample, error) {
+func runOnce(t tool, w workload, args, env []string, serverPID int) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	argv := append([]string{test}, args...)
-	if t.script != "" {
-		argv = append([]string{filepath.Join(t.script, test+".lua"), "--lua-interpreter"}, args...)
-	}
-	argv = append(argv, "run")
-	if !t.sysbench {
-		argv = append([]string{"sysbench"}, argv...)
-	}
-	cmd := exec.CommandContext(ctx, t.path, argv...)
+	cmd := exec.CommandContext(ctx, t.path, argv(t, w, args)...)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
@@ -298,14 +575,19 @@ func runOnce(t tool, test string, args, env []string, serverPID int) (sample, er
 	if err != nil {
 		return sample{}, fmt.Errorf("%v\n%s%s", err, tailText(out.String()), tailText(errb.String()))
 	}
-	m := trxRE.FindStringSubmatch(out.String())
-	if m == nil {
-		return sample{}, fmt.Errorf("no transactions line in the output:\n%s%s", out.String(), errb.String())
+	parse := parseSysbench
+	if w.tpcc() {
+		parse = parseTPCC
 	}
-	n, _ := strconv.ParseFloat(m[1], 64)
-	tps, _ := strconv.ParseFloat(m[2], 64)
+	n, rate, err := parse(out.String())
+	if err != nil {
+		return sample{}, fmt.Errorf("%v:\n%s%s", err, tailText(out.String()), tailText(errb.String()))
+	}
+	if n == 0 {
+		return sample{}, fmt.Errorf("no transactions counted:\n%s%s", tailText(out.String()), tailText(errb.String()))
+	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{tps: tps, events: n, cpu: tv(ru.Utime) + tv(ru.Stime), rssKB: ru.Maxrss, server: after - before}, nil
+	return sample{rate: rate, events: n, cpu: tv(ru.Utime) + tv(ru.Stime), rssKB: ru.Maxrss, server: after - before}, nil
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
@@ -337,6 +619,9 @@ func readPID(s *sandbox.Server) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return pid
 }
+
+// loadavg1 is the 1-minute load average (the table's column).
+func loadavg1() string { return strings.Fields(loadavg() + " ?")[0] }
 
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
