@@ -14,6 +14,10 @@
 //
 //	go run ./bench/slapbench -goslap ./goslap -runs 5
 //
+// After each server's table, the key rows issue 28 sets goals for (16 and
+// 1000 clients: wall time and client CPU against mariadb-slap) are printed
+// again beside their goals (bench/target) with pass or miss.
+//
 // The key rows also run sysbench 1.0's oltp_point_select at the same thread
 // count on an equivalent table (100 rows, as mysqlslap's -a inserts, one
 // point select per event), once with the text protocol and once with
@@ -36,6 +40,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -49,6 +54,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/bench/target"
 	"github.com/goslap/goslap/internal/sandbox"
 )
 
@@ -307,6 +313,38 @@ func benchServer(kind string, workloads []workload, variants, tools, sysbenches 
 			fmt.Printf("| %s | %s | %.3f | %s | %.2f | %s | %.1f | %.1f | %s | %.2f | %s |\n",
 				name, v.name, g.wall, ratio(g.wall, m.wall), g.cpu, ratio(g.cpu, m.cpu),
 				g.cpu/float64(queries)*1e6, g.rss, ratio(g.rss, m.rss), g.server, loads[name])
+		}
+	}
+	printGoals(os.Stdout, workloads, variants, results, loads)
+}
+
+// printGoals prints issue 28's goals for the key rows that have them (wall
+// time and client CPU against mariadb-slap) beside each goslap variant's
+// ratios, with pass or miss; nothing when no such row ran.
+func printGoals(out io.Writer, workloads []workload, variants []tool, results map[string]map[string][]sample, loads map[string]string) {
+	header := false
+	for _, w := range workloads {
+		goals, ok := target.SlapKey[w.clients]
+		b, haveB := results[w.name][base]
+		if w.load != "key" || !ok || !haveB {
+			continue
+		}
+		m := medians(b)
+		for _, v := range variants {
+			ss, ok := results[w.name][v.name]
+			if !ok {
+				continue
+			}
+			if !header {
+				fmt.Fprintf(out, "\nIssue 28's goals (goslap / %s):\n\n", base)
+				fmt.Fprintln(out, "| workload | tool | wall ratio | goal | CPU ratio | goal | verdict | load avg at start |")
+				fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
+				header = true
+			}
+			g := medians(ss)
+			checks := []target.Check{{Bound: goals[0], Ratio: g.wall / m.wall}, {Bound: goals[1], Ratio: g.cpu / m.cpu}}
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
+				checks[0].Cell(), checks[0].Bound, checks[1].Cell(), checks[1].Bound, target.Verdict(checks), loads[w.name])
 		}
 	}
 }
