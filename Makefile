@@ -42,24 +42,36 @@ demo: deps build
 # 1000 clients sysbench 1.0's oltp_point_select at the same thread count on
 # a 100-row table (text protocol and prepared); runs alternated, medians of
 # BENCH_RUNS; prints the Markdown tables of BENCHMARKS.md (progress on
-# stderr). Long: the 30000-query, 5-run session of BENCHMARKS.md took 13
-# minutes for both servers; 100000 queries x 7 runs is about 4-5 times that.
+# stderr), then key-16 and key-1000 beside issue 28's goals. Long: the
+# 30000-query, 5-run session of BENCHMARKS.md took 13 minutes for both
+# servers; 100000 queries x 7 runs is about 4-5 times that.
 BENCH_RUNS ?= 7
 BENCH_FLAGS ?=
 bench: deps build
 	$(GO) run ./bench/slapbench -goslap ./goslap -runs $(BENCH_RUNS) -big-runs 3 -big-baseline $(BENCH_FLAGS)
 
-# The OLTP rows of issue 10's performance table, also part of `make bench`:
-# bench-oltp runs `goslap sysbench TEST ... run` against sysbench 1.0.20 on
-# the same prepared table (oltp_point_select 16 threads 100000 events,
-# oltp_read_only and oltp_read_write 16 threads, oltp_read_only 1000
-# threads), on a server with MariaDB's default settings and on the tuned one
-# (bench/oltpbench; about 15 minutes); bench-prefill times goslap's prepare
-# of 1,000,000 rows against sysbench's (bench/prefillbench; about 3 minutes).
+# The OLTP rows of issues 10 and 28, also part of `make bench`: bench-oltp
+# runs `goslap sysbench TEST ... run` against sysbench 1.0.20 on the same
+# prepared table, prepared statements for both: oltp_point_select (100000
+# events), oltp_read_only and oltp_read_write (10 s each) at 1, 4, 8, 16, 64
+# and 256 threads, and oltp_read_only at 1000, on a server with MariaDB's
+# default settings and on the tuned one (bench/oltpbench); each row's tps
+# and client CPU per transaction are printed beside issue 28's goals with
+# pass or miss. About 35-40 minutes per server, 75 for both, at
+# BENCH_RUNS=7 (estimated from the rows' lengths: 19 rows x 7 runs x 2
+# tools, ~10 s each). TPC-C rows against tpcc-mysql's tpcc_start at 4 and
+# 16 connections (about 5 more minutes per server) run when TPCC_MYSQL
+# names a tpcc-mysql build; it is not packaged, so without it the rows are
+# skipped with the line that says how to build it. bench-prefill times
+# goslap's prepare of 1,000,000 rows against sysbench's
+# (bench/prefillbench; about 3 minutes). All of `make bench`: about 2.5
+# hours.
 OLTP_BENCH_FLAGS ?=
+TPCC_MYSQL ?=
 bench: bench-oltp bench-prefill
 bench-oltp: deps build
-	$(GO) run ./bench/oltpbench -goslap ./goslap -runs $(BENCH_RUNS) -server default,tuned $(OLTP_BENCH_FLAGS)
+	$(GO) run ./bench/oltpbench -goslap ./goslap -runs $(BENCH_RUNS) -server default,tuned \
+	  $(if $(TPCC_MYSQL),-tpcc-mysql $(TPCC_MYSQL)) $(OLTP_BENCH_FLAGS)
 bench-prefill: deps
 	$(GO) run ./bench/prefillbench -rows 1000000 -runs $(BENCH_RUNS) -conns 1,4
 
