@@ -113,8 +113,9 @@ func baseOf(w workload) string {
 
 // tpccHowTo is the one line a skipped TPC-C row prints.
 const tpccHowTo = "git clone https://github.com/Percona-Lab/tpcc-mysql; cd tpcc-mysql/src; make " +
-	"(needs libmariadb-dev-compat or libmysqlclient-dev; MariaDB's library wants " +
-	"make LIBS=\"`mysql_config --libs_r` -lrt -lm\"), then -tpcc-mysql tpcc-mysql"
+	"(needs libmariadb-dev-compat or libmysqlclient-dev; with MariaDB's library: " +
+	"make LIBS=\"`mysql_config --libs_r` -lrt -lm\"), then give -tpcc-mysql CLONE " +
+	"(make bench-oltp TPCC_MYSQL=CLONE)"
 
 func main() {
 	var (
@@ -215,6 +216,9 @@ func main() {
 	}
 	if len(skipped) > 0 {
 		fmt.Printf("TPC-C rows %s skipped: no -tpcc-mysql DIR; to run them build tpcc-mysql: %s\n", strings.Join(skipped, ", "), tpccHowTo)
+	}
+	if len(workloads) == 0 {
+		return // every row asked for was skipped: no server to start
 	}
 	for _, conf := range strings.Split(*servers, ",") {
 		srv, serverPID, err := startServer(conf, *tmp, prep)
