@@ -11,7 +11,10 @@
 // -tpcc-connections count on one TPC-C schema loaded by `goslap tpcc-load`
 // (tpcc-N rows: tpmC and client CPU per transaction, the New-Orders and
 // the other four of <Raw Results> counted alike). Without it those rows
-// are skipped with one line saying how to build tpcc-mysql.
+// are skipped with one line saying how to build tpcc-mysql. tpcc-mysql's
+// own tpcc_load does not prepare the schema: it has no socket option and
+// connects to "localhost", i.e. the client library's default socket — a
+// real server's, not the throw-away one.
 //
 // After each server's tables comes issue 28's: every row's ratios beside
 // their goals (bench/target) and pass or miss.
