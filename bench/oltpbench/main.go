@@ -57,6 +57,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -671,12 +672,20 @@ func tailText(s string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// running is the server being benchmarked, stopped on Ctrl-C. One handler
+// for all servers: a handler per server would race the first server's
+// (already stopped) to os.Exit and leave the current one running.
+var running atomic.Pointer[sandbox.Server]
+
 func stopOnSignal(s *sandbox.Server) {
+	if running.Swap(s) != nil {
+		return // the handler below is already installed
+	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ch
-		_ = s.Stop()
+		_ = running.Load().Stop()
 		os.Exit(130)
 	}()
 }
