@@ -205,7 +205,6 @@ func main() {
 		srv, pid, err := startServer(*serve, *tmp, prep)
 		check(err)
 		defer srv.Stop()
-		stopOnSignal(srv)
 		fmt.Printf("socket %s pid %d\n", srv.Socket, pid)
 		select {}
 	}
@@ -227,7 +226,6 @@ func main() {
 	for _, conf := range strings.Split(*servers, ",") {
 		srv, serverPID, err := startServer(conf, *tmp, prep)
 		check(err)
-		stopOnSignal(srv)
 		fmt.Printf("\n### Server: %s (%s)\n\n", conf, srv.Version)
 		common := []string{"--mysql-socket=" + srv.Socket, "--mysql-user=root", "--mysql-db=sbtest",
 			"--tables=1", "--table-size=" + strconv.Itoa(*tableSize), "--db-ps-mode=auto"}
@@ -441,6 +439,9 @@ func startServer(conf, tmp string, p preparation) (*sandbox.Server, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
+	// Ctrl-C during the preparation (a TPC-C load takes a while) stops
+	// this server too.
+	stopOnSignal(srv)
 	db, err := srv.OpenDB("")
 	if err == nil {
 		_, err = db.Exec("CREATE DATABASE sbtest")
