@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // figure is one per-unit figure: its name in text, how to print it.
@@ -143,8 +144,8 @@ const (
 // 5 %) and figures under a hundredth on both sides (noise). a and b are
 // each side's figures per round (paired by index when both have as many):
 // a side's figure is its median over the rounds that have it; with two
-// paired rounds or more, a figure whose per-round change does not point
-// the same way in every round is left out (noise, not a reason).
+// paired rounds or more, a figure whose change is within the rounds' noise
+// (consistent) is left out: noise is not a reason.
 func Differences(a, b []jsondoc.PerTransaction, minChange float64) []Difference {
 	var out []Difference
 	for _, fg := range figures {
@@ -184,12 +185,18 @@ func values(ps []jsondoc.PerTransaction, fg figure) []float64 {
 	return out
 }
 
-// consistent says whether every paired round moved fg the way up says
-// (true: b above a); true when the rounds cannot be paired.
+// consistent says whether the paired rounds show fg moved the way up
+// says (true: b above a): with figures above zero on both sides in every
+// round, the 95 % interval of their paired ratio (package verdict's
+// method) must exclude 1; where a side has zeros, every round must move
+// that way. True when the rounds cannot be paired (one round, or sides of
+// different lengths): the median alone decides then.
 func consistent(a, b []jsondoc.PerTransaction, fg figure, up bool) bool {
 	if len(a) != len(b) || len(a) < 2 {
 		return true
 	}
+	var pa, pb []float64
+	positive := true
 	for i := range a {
 		va, vb := fg.get(a[i]), fg.get(b[i])
 		if va == nil || vb == nil {
@@ -198,6 +205,12 @@ func consistent(a, b []jsondoc.PerTransaction, fg figure, up bool) bool {
 		if up && *vb <= *va || !up && *vb >= *va {
 			return false
 		}
+		pa, pb = append(pa, *va), append(pb, *vb)
+		positive = positive && *va > 0 && *vb > 0
 	}
-	return true
+	if !positive || len(pa) < 2 {
+		return true
+	}
+	r, err := verdict.Compare(pa, pb, verdict.Higher)
+	return err == nil && (r.Low > 1 || r.High < 1)
 }

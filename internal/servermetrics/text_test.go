@@ -90,6 +90,15 @@ func TestDifferences(t *testing.T) {
 			want: nil,
 		},
 		{
+			// Every round went up, but by 25 %, 1 % and 30 %: the
+			// paired interval includes no change.
+			name: "within the rounds' noise",
+			a:    []jsondoc.PerTransaction{pt(800, 0, 1, 10, 0), pt(800, 0, 1, 10, 0), pt(800, 0, 1, 10, 0)},
+			b:    []jsondoc.PerTransaction{pt(1000, 0, 1, 10, 0), pt(808, 0, 1, 10, 0), pt(1040, 0, 1, 10, 0)},
+			unit: "transaction",
+			want: nil,
+		},
+		{
 			name: "consistent over paired rounds: medians",
 			a:    []jsondoc.PerTransaction{pt(800, 0, 3.2, 65, 0), pt(760, 0, 3.4, 65, 0), pt(790, 0, 3.3, 65, 0)},
 			b:    []jsondoc.PerTransaction{pt(600, 0, 0, 64, 0), pt(640, 0, 0.001, 63, 0), pt(620, 0, 0, 64, 0)},
