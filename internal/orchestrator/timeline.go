@@ -29,6 +29,9 @@ func timelines(cfg *Config, cells []*Cell, multi bool) []compare.Timeline {
 		if multi && c.Target != "" {
 			name = c.Target + " " + name
 		}
+		if c.Round > 0 { // the rounds of one side are otherwise alike
+			name += fmt.Sprintf(", round %d", c.Round)
+		}
 		tl := compare.Timeline{Name: name}
 		// Where each iteration's measured load starts on the time axis.
 		offsets := map[int]float64{}

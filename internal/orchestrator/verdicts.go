@@ -11,6 +11,7 @@ import (
 
 	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/servermetrics"
 	"github.com/goslap/goslap/internal/verdict"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -129,6 +130,13 @@ type PointVerdicts struct {
 	Scale   int64
 	Clients int
 	Metrics []MetricVerdicts
+	// Unit is what the server figures are per ("transaction", "query");
+	// Reasons[i-1] the figures that differ most between side i and the
+	// first, largest first (verdicts_server.go), nil where a side was not
+	// sampled; Hosts the host CPU of each side that had it.
+	Unit    string
+	Reasons [][]servermetrics.Difference
+	Hosts   []jsondoc.SideHost
 }
 
 // MetricVerdicts is one metric's share of a point's verdicts.
@@ -202,6 +210,11 @@ func Verdicts(cfg *Config, cells []*Cell) []PointVerdicts {
 			}
 			pv.Metrics = append(pv.Metrics, mv)
 		}
+		servers := make([]sideServer, len(sides))
+		for i, sd := range sides {
+			servers[i] = sideServerOf(byKey[k][sd], cfg.ServerMetrics.unit())
+		}
+		pv.serverVerdicts(sides, servers, cfg.ServerMetrics.unit())
 		out = append(out, pv)
 	}
 	return out
@@ -253,7 +266,7 @@ func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
 		at = append(at, strconv.Itoa(pv.Clients)+" clients")
 		fmt.Fprintf(w, "\n%s:\n", strings.Join(at, ", "))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, mv := range pv.Metrics {
+		for m, mv := range pv.Metrics {
 			unit := mv.Metric
 			if mv.Better == verdict.Lower {
 				unit += " ms"
@@ -275,8 +288,15 @@ func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
 				if r.HasCI() {
 					ratio += fmt.Sprintf(" (95 %% CI %.3f–%.3f)", r.Low, r.High)
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s: %s\n", pair, mv.Metric, ratio, r.String())
+				why := ""
+				if m == 0 {
+					why = reasonsWords(pv.reasons(i+1), pv.Unit)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s: %s%s\n", pair, mv.Metric, ratio, r.String(), why)
 			}
+		}
+		for _, h := range pv.Hosts {
+			fmt.Fprintf(tw, "  %s\thost\t%s\n", name(Side{h.Target, h.ServerOption}), hostWords(h))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -324,10 +344,12 @@ func comparisonJSON(cfg *Config, res *Result) *jsondoc.Comparison {
 				} else {
 					v.Outcome = outcomeWord(verdict.NoVerdict)
 				}
+				v.Reasons = reasonsJSON(pv.reasons(i+1), pv.Unit)
 				m.Verdicts = append(m.Verdicts, v)
 			}
 			p.Metrics = append(p.Metrics, m)
 		}
+		p.Hosts = pv.Hosts
 		out.Points = append(out.Points, p)
 	}
 	return out

@@ -463,7 +463,16 @@ func TestSamplerRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); sm.Run(ctx) }()
-	time.Sleep(50 * time.Millisecond) // the first sample (and the calibration) happen before the load
+	// The first sample (and the calibration) happen before the load: a
+	// statement done between its status reading and its reading of the
+	// units would count for the server and not for the caller (a fixed
+	// 50 ms was too short once on a machine at load 30: off by 2).
+	for wait := time.Now(); sm.Cost().Samples == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Since(wait) > 10*time.Second {
+			t.Fatal("no first sample in 10 s")
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
 	for time.Since(start) < time.Second {
 		exec(t, load, "SELECT 1")

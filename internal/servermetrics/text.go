@@ -7,26 +7,28 @@ import (
 	"strings"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // figure is one per-unit figure: its name in text, how to print it.
 type figure struct {
 	name string
+	key  string // the JSON field's name
 	get  func(p jsondoc.PerTransaction) *float64
 	unit string // after the number: " µs", " B"; "" for counts
 }
 
 // figures are the per-unit figures in the order the text gives them.
 var figures = []figure{
-	{"server CPU", func(p jsondoc.PerTransaction) *float64 { return p.CPUMicros }, " µs"},
-	{"client CPU", func(p jsondoc.PerTransaction) *float64 { return p.ClientCPUMicros }, " µs"},
-	{"disk reads", func(p jsondoc.PerTransaction) *float64 { return p.DiskReads }, ""},
-	{"buffer pool reads", func(p jsondoc.PerTransaction) *float64 { return p.ReadRequests }, ""},
-	{"bytes written", func(p jsondoc.PerTransaction) *float64 { return p.BytesWritten }, ""},
-	{"redo bytes", func(p jsondoc.PerTransaction) *float64 { return p.RedoBytes }, ""},
-	{"row lock waits", func(p jsondoc.PerTransaction) *float64 { return p.RowLockWaits }, ""},
-	{"row lock wait", func(p jsondoc.PerTransaction) *float64 { return p.RowLockWaitMicros }, " µs"},
-	{"deadlocks", func(p jsondoc.PerTransaction) *float64 { return p.Deadlocks }, ""},
+	{"server CPU", "cpu_us", func(p jsondoc.PerTransaction) *float64 { return p.CPUMicros }, " µs"},
+	{"client CPU", "client_cpu_us", func(p jsondoc.PerTransaction) *float64 { return p.ClientCPUMicros }, " µs"},
+	{"disk reads", "disk_reads", func(p jsondoc.PerTransaction) *float64 { return p.DiskReads }, ""},
+	{"buffer pool reads", "read_requests", func(p jsondoc.PerTransaction) *float64 { return p.ReadRequests }, ""},
+	{"bytes written", "bytes_written", func(p jsondoc.PerTransaction) *float64 { return p.BytesWritten }, ""},
+	{"redo bytes", "redo_bytes", func(p jsondoc.PerTransaction) *float64 { return p.RedoBytes }, ""},
+	{"row lock waits", "row_lock_waits", func(p jsondoc.PerTransaction) *float64 { return p.RowLockWaits }, ""},
+	{"row lock wait", "row_lock_wait_us", func(p jsondoc.PerTransaction) *float64 { return p.RowLockWaitMicros }, " µs"},
+	{"deadlocks", "deadlocks", func(p jsondoc.PerTransaction) *float64 { return p.Deadlocks }, ""},
 }
 
 // number prints v with three significant digits and no exponent.
@@ -78,43 +80,137 @@ func Lines(f jsondoc.ServerFigures) []string {
 	return out
 }
 
-// Difference is one per-unit figure of two sides.
+// Difference is one per-unit figure of two sides: A the baseline's, B
+// the other side's (medians over their rounds).
 type Difference struct {
-	Name   string
-	A, B   float64
-	Change float64 // (B - A) / A; +Inf when A is 0 and B is not
+	Name string // "disk reads": the figure's name in text
+	Key  string // "disk_reads": its name in the JSON's per_transaction
+	A, B float64
+	// Change is (B - A) / A; +Inf when A is 0 and B is not.
+	Change float64
 	unit   string
 }
 
-// String words the difference: "server CPU +9%", or with a zero side
-// "disk reads 0 → 3.10".
-func (d Difference) String() string {
-	if d.A == 0 || math.IsInf(d.Change, 0) {
-		return d.Name + " " + number(d.A) + d.unit + " → " + number(d.B) + d.unit
+// Unit is what the figure counts in after its number: "µs", "" for counts.
+func (d Difference) Unit() string { return strings.TrimSpace(d.unit) }
+
+// Words are the difference in a verdict's terms, per unit ("transaction"
+// or "query"): "server CPU per transaction +9 %" for a moderate change;
+// both values where one side has none or the change is threefold or more,
+// a percentage no longer saying it: "disk reads per transaction 0.0 → 3.1",
+// "server CPU per transaction 250 → 900 µs".
+func (d Difference) Words(unit string) string {
+	name := d.Name + " per " + unit
+	if d.A == 0 || d.B == 0 || d.B/d.A >= 3 || d.A/d.B >= 3 {
+		prec := decimals(max(math.Abs(d.A), math.Abs(d.B)))
+		return fmt.Sprintf("%s %.*f → %.*f%s", name, prec, d.A, prec, d.B, d.unit)
 	}
-	return fmt.Sprintf("%s %+.0f%%", d.Name, 100*d.Change)
+	pct := math.Round(100 * d.Change)
+	sign := "+"
+	if pct < 0 {
+		sign, pct = "-", -pct
+	}
+	return fmt.Sprintf("%s %s%.0f %%", name, sign, pct)
 }
+
+// String is Words per transaction.
+func (d Difference) String() string { return d.Words("transaction") }
+
+// decimals is how many decimals two values of up to v show so that the
+// larger has two or three significant digits.
+func decimals(v float64) int {
+	switch {
+	case v >= 100:
+		return 0
+	case v >= 1:
+		return 1
+	case v >= 0.1:
+		return 2
+	}
+	return 3
+}
+
+// Reasons: the per-unit figures that explain a difference are those that
+// changed by MinChange or more, consistently over the paired rounds; a
+// verdict names at most MaxReasons of them. Client CPU is goslap's own
+// cost, reported beside the host's CPU, not a reason the server differs.
+const (
+	MinChange  = 0.10
+	MaxReasons = 3
+)
 
 // Differences are the per-unit figures both sides have, the largest
 // relative change first, leaving out changes under minChange (0.05 is
-// 5 %) and figures under a hundredth on both sides (noise).
-func Differences(a, b jsondoc.PerTransaction, minChange float64) []Difference {
+// 5 %) and figures under a hundredth on both sides (noise). a and b are
+// each side's figures per round (paired by index when both have as many):
+// a side's figure is its median over the rounds that have it; with two
+// paired rounds or more, a figure whose change is within the rounds' noise
+// (consistent) is left out: noise is not a reason.
+func Differences(a, b []jsondoc.PerTransaction, minChange float64) []Difference {
 	var out []Difference
 	for _, fg := range figures {
-		va, vb := fg.get(a), fg.get(b)
-		if va == nil || vb == nil || *va < 0.01 && *vb < 0.01 {
+		if fg.name == "client CPU" {
 			continue
 		}
-		d := Difference{Name: fg.name, A: *va, B: *vb, unit: fg.unit}
+		va, vb := values(a, fg), values(b, fg)
+		if len(va) == 0 || len(vb) == 0 {
+			continue
+		}
+		d := Difference{Name: fg.name, Key: fg.key, A: median(va), B: median(vb), unit: fg.unit}
+		if d.A < 0.01 && d.B < 0.01 {
+			continue
+		}
 		if d.A == 0 {
 			d.Change = math.Inf(1)
 		} else {
 			d.Change = (d.B - d.A) / d.A
 		}
-		if math.Abs(d.Change) >= minChange {
-			out = append(out, d)
+		if math.Abs(d.Change) < minChange || !consistent(a, b, fg, d.B > d.A) {
+			continue
 		}
+		out = append(out, d)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Change) > math.Abs(out[j].Change) })
 	return out
+}
+
+// values are a figure's values over the rounds that have it.
+func values(ps []jsondoc.PerTransaction, fg figure) []float64 {
+	var out []float64
+	for _, p := range ps {
+		if v := fg.get(p); v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out
+}
+
+// consistent says whether the paired rounds show fg moved the way up
+// says (true: b above a): with figures above zero on both sides in every
+// round, the 95 % interval of their paired ratio (package verdict's
+// method) must exclude 1; where a side has zeros, every round must move
+// that way. True when the rounds cannot be paired (one round, or sides of
+// different lengths): the median alone decides then.
+func consistent(a, b []jsondoc.PerTransaction, fg figure, up bool) bool {
+	if len(a) != len(b) || len(a) < 2 {
+		return true
+	}
+	var pa, pb []float64
+	positive := true
+	for i := range a {
+		va, vb := fg.get(a[i]), fg.get(b[i])
+		if va == nil || vb == nil {
+			continue
+		}
+		if up && *vb <= *va || !up && *vb >= *va {
+			return false
+		}
+		pa, pb = append(pa, *va), append(pb, *vb)
+		positive = positive && *va > 0 && *vb > 0
+	}
+	if !positive || len(pa) < 2 {
+		return true
+	}
+	r, err := verdict.Compare(pa, pb, verdict.Higher)
+	return err == nil && (r.Low > 1 || r.High < 1)
 }

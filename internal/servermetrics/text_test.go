@@ -45,17 +45,86 @@ func TestLines(t *testing.T) {
 	}
 }
 
+// TestDifferences: which figures a verdict names, in which order and
+// words, from fake per-round figures of two sides.
 func TestDifferences(t *testing.T) {
-	a := jsondoc.PerTransaction{CPUMicros: f(800), DiskReads: f(0), ReadRequests: f(70), RowLockWaits: f(0.001), ClientCPUMicros: f(300)}
-	b := jsondoc.PerTransaction{CPUMicros: f(872), DiskReads: f(3.1), ReadRequests: f(71), RowLockWaits: f(0.002)}
-	var got []string
-	for _, d := range Differences(a, b, 0.05) {
-		got = append(got, d.String())
+	pt := func(cpu, client, disk, reads, locks float64) jsondoc.PerTransaction {
+		return jsondoc.PerTransaction{CPUMicros: f(cpu), ClientCPUMicros: f(client), DiskReads: f(disk), ReadRequests: f(reads), RowLockWaits: f(locks)}
 	}
-	// Disk reads from none come first; buffer pool reads changed under
-	// 5 %; lock waits are noise; client CPU is on one side only.
-	want := []string{"disk reads 0 → 3.10", "server CPU +9%"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Differences = %q, want %q", got, want)
+	tests := []struct {
+		name string
+		a, b []jsondoc.PerTransaction
+		unit string
+		want []string
+	}{
+		{
+			// Disk reads from none come first (both values: a percentage
+			// of nothing says nothing); buffer pool reads changed under
+			// 10 %; lock waits are noise; client CPU is goslap's.
+			name: "one round, the issue's example",
+			a:    []jsondoc.PerTransaction{pt(800, 300, 0, 70, 0.001)},
+			b:    []jsondoc.PerTransaction{pt(880, 600, 3.1, 71, 0.002)},
+			unit: "transaction",
+			want: []string{"disk reads per transaction 0.0 → 3.1", "server CPU per transaction +10 %"},
+		},
+		{
+			name: "to none, and a drop",
+			a:    []jsondoc.PerTransaction{pt(971, 500, 3.3, 65, 0)},
+			b:    []jsondoc.PerTransaction{pt(765, 500, 0, 64, 0)},
+			unit: "transaction",
+			want: []string{"disk reads per transaction 3.3 → 0.0", "server CPU per transaction -21 %"},
+		},
+		{
+			name: "threefold: both values, with the unit",
+			a:    []jsondoc.PerTransaction{pt(250, 0, 0, 10, 0)},
+			b:    []jsondoc.PerTransaction{pt(900, 0, 0, 10, 0)},
+			unit: "query",
+			want: []string{"server CPU per query 250 → 900 µs"},
+		},
+		{
+			// The medians differ by 20 %, but round 2 went the other way.
+			name: "inconsistent over paired rounds",
+			a:    []jsondoc.PerTransaction{pt(800, 0, 1, 10, 0), pt(1000, 0, 1, 10, 0), pt(800, 0, 1, 10, 0)},
+			b:    []jsondoc.PerTransaction{pt(960, 0, 1, 10, 0), pt(900, 0, 1, 10, 0), pt(960, 0, 1, 10, 0)},
+			unit: "transaction",
+			want: nil,
+		},
+		{
+			// Every round went up, but by 25 %, 1 % and 30 %: the
+			// paired interval includes no change.
+			name: "within the rounds' noise",
+			a:    []jsondoc.PerTransaction{pt(800, 0, 1, 10, 0), pt(800, 0, 1, 10, 0), pt(800, 0, 1, 10, 0)},
+			b:    []jsondoc.PerTransaction{pt(1000, 0, 1, 10, 0), pt(808, 0, 1, 10, 0), pt(1040, 0, 1, 10, 0)},
+			unit: "transaction",
+			want: nil,
+		},
+		{
+			name: "consistent over paired rounds: medians",
+			a:    []jsondoc.PerTransaction{pt(800, 0, 3.2, 65, 0), pt(760, 0, 3.4, 65, 0), pt(790, 0, 3.3, 65, 0)},
+			b:    []jsondoc.PerTransaction{pt(600, 0, 0, 64, 0), pt(640, 0, 0.001, 63, 0), pt(620, 0, 0, 64, 0)},
+			unit: "transaction",
+			want: []string{"disk reads per transaction 3.3 → 0.0", "server CPU per transaction -22 %"},
+		},
+		{
+			// A side without process figures (a remote server) has no
+			// server CPU to compare.
+			name: "figure on one side only",
+			a:    []jsondoc.PerTransaction{{DiskReads: f(2)}},
+			b:    []jsondoc.PerTransaction{{CPUMicros: f(500), DiskReads: f(1)}},
+			unit: "transaction",
+			want: []string{"disk reads per transaction -50 %"},
+		},
+		{name: "nothing sampled", a: nil, b: nil, unit: "transaction", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, d := range Differences(tt.a, tt.b, MinChange) {
+				got = append(got, d.Words(tt.unit))
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Differences = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 // A block is one captured example in a Markdown file:
 //
-//	<!-- capture: NAME [fails] -->
+//	<!-- capture: NAME [fails] [from=PREFIX] -->
 //	```
 //	$ goslap ... \
 //	    ...continued
@@ -19,9 +19,13 @@ import (
 //
 // The command lines are the source of truth; everything else inside the
 // fence is output and is replaced when the block is captured again.
+// from=PREFIX keeps each command's output from its first line that starts
+// with PREFIX (no spaces), after a line "…" saying that lines were left
+// out: the answer at the end of a long report.
 type block struct {
 	name     string
 	fails    bool    // every command is expected to exit non-zero (error examples)
+	from     string  // keep each output from its first line starting with this ("": all)
 	open     int     // line index of the opening fence
 	close    int     // line index of the closing fence
 	commands []cmdAt // in order
@@ -61,10 +65,14 @@ func parseBlocks(file string, lines []string) ([]block, error) {
 		}
 		b := block{name: words[0]}
 		for _, w := range words[1:] {
-			if w != "fails" {
-				return nil, fmt.Errorf("%s:%d: capture %s: unknown attribute %q (known: fails)", file, i+1, b.name, w)
+			switch {
+			case w == "fails":
+				b.fails = true
+			case strings.HasPrefix(w, "from=") && len(w) > len("from="):
+				b.from = strings.TrimPrefix(w, "from=")
+			default:
+				return nil, fmt.Errorf("%s:%d: capture %s: unknown attribute %q (known: fails, from=PREFIX)", file, i+1, b.name, w)
 			}
-			b.fails = true
 		}
 		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
 			return nil, fmt.Errorf("%s:%d: capture %s: the next line must open a ``` fence", file, i+1, b.name)
@@ -211,4 +219,20 @@ func splitWords(s string, env map[string]string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// fromLine is output from its first line starting with prefix, after a
+// line "…" when lines were left out; an output without such a line is an
+// error, so a block cannot silently lose its answer.
+func fromLine(output, prefix string) (string, error) {
+	lines := strings.Split(output, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			if i == 0 {
+				return output, nil
+			}
+			return "…\n" + strings.Join(lines[i:], "\n"), nil
+		}
+	}
+	return "", fmt.Errorf("no output line starts with %q (the block's from=)", prefix)
 }

@@ -271,7 +271,13 @@ func (c *capturer) captureBlock(ctx context.Context, b block) ([]string, error) 
 		if sock != "" {
 			o = strings.ReplaceAll(o, sock, "$SOCK")
 		}
-		outs = append(outs, strings.ReplaceAll(o, dir+"/", ""))
+		o = strings.ReplaceAll(o, dir+"/", "")
+		if b.from != "" {
+			if o, err = fromLine(o, b.from); err != nil {
+				return nil, fmt.Errorf("$ %s: %w", cmd.text, err)
+			}
+		}
+		outs = append(outs, o)
 	}
 	return outs, nil
 }

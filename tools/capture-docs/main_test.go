@@ -46,6 +46,25 @@ func TestParseAndRewrite(t *testing.T) {
 	}
 }
 
+// TestFrom: from=PREFIX keeps the output from its first line with the
+// prefix, says what was left out, and refuses an output without it.
+func TestFrom(t *testing.T) {
+	blocks, err := parseBlocks("x.md", strings.Split("<!-- capture: v from=Verdicts: -->\n```\n$ goslap -V\n```\n<!-- /capture -->", "\n"))
+	if err != nil || len(blocks) != 1 || blocks[0].from != "Verdicts:" {
+		t.Fatalf("blocks %+v, err %v", blocks, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"Benchmark\n\tx\nVerdicts: each\n  a\n", "…\nVerdicts: each\n  a\n"},
+		{"Verdicts: each\n", "Verdicts: each\n"},
+		{"Benchmark\n", ""},
+	} {
+		got, err := fromLine(tc.in, "Verdicts:")
+		if got != tc.want || (tc.want == "") != (err != nil) {
+			t.Errorf("fromLine(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
 func TestParseBlocksRefusesMalformed(t *testing.T) {
 	for name, doc := range map[string]string{
 		"no fence":         "<!-- capture: a -->\n$ goslap -V\n<!-- /capture -->",
@@ -53,6 +72,7 @@ func TestParseBlocksRefusesMalformed(t *testing.T) {
 		"no command":       "<!-- capture: a -->\n```\noutput\n```\n<!-- /capture -->",
 		"stray close":      "```\n```\n<!-- /capture -->",
 		"unknown attr":     "<!-- capture: a sometimes -->\n```\n$ goslap -V\n```\n<!-- /capture -->",
+		"empty from":       "<!-- capture: a from= -->\n```\n$ goslap -V\n```\n<!-- /capture -->",
 		"unnamed":          "<!-- capture: -->\n```\n$ goslap -V\n```\n<!-- /capture -->",
 		"unclosed comment": "<!-- capture: a\n```\n$ goslap -V\n```\n<!-- /capture -->",
 	} {

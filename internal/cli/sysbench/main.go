@@ -191,6 +191,9 @@ func execute(ctx context.Context, c *Config, settings workload.Settings, out, er
 	if c.Extras.Active() {
 		return runStudy(ctx, c, settings, cfgs[0], seed, out, errw)
 	}
+	if err := checkSampling(c, 1); err != nil {
+		return err
+	}
 	// Verbose 1: prepare and cleanup describe their phases, as sysbench does.
 	wl, err := settings.Build(c.Workload, workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1})
 	if err != nil {

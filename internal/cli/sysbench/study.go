@@ -94,9 +94,18 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		}
 		cfg.Targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
 	}
-	sandboxes := false
+	sandboxes, servers := false, 0
 	for _, t := range cfg.Targets {
 		sandboxes = sandboxes || t.Kind == compare.Sandbox
+		if t.Kind != compare.Sandbox {
+			servers++
+		}
+	}
+	if len(cfg.Targets) == 0 {
+		servers = 1 // the server of the connection options
+	}
+	if err := checkSampling(c, servers); err != nil {
+		return err
 	}
 	switch {
 	case sandboxes && c.Command == "run":
@@ -182,14 +191,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		return fatalf("%v", err)
 	}
 	cfg.ReadServers = e.JSONSet
-	// Sampled when the Server: lines are asked for, when targets are
-	// compared (each pays the same) or when the run keeps intervals anyway
-	// (--report-interval): the engine's interval snapshots the sampling
-	// needs cost up to a third of the throughput at a few threads
-	// (BENCHMARKS.md, "Server metrics"), and an output option (--json,
-	// --plot) must not change what is measured.
-	shown := e.ServerReport || len(cfg.Targets) > 1 || cfg.ReportInterval > 0
-	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff || !shown, PID: e.ServerPID}
+	cfg.ServerMetrics = orchestrator.Metrics{Off: !samplesServer(c), PID: e.ServerPID}
 	if !cfg.ServerMetrics.Off && (e.ServerReport || len(cfg.Targets) > 1) {
 		cfg.Observer.Cell = func(cell *orchestrator.Cell) error {
 			for _, l := range orchestrator.ServerLines(cell, "transaction") {

@@ -18,6 +18,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -162,7 +163,7 @@ func execute(ctx context.Context, c *Config, env Env) error {
 		// drop is said.
 		return w.Teardown(ctx, s, workload.Point{})
 	}
-	return start(ctx, c, w, conn, s, out)
+	return start(ctx, c, w, cfg, conn, s, out, env.Stderr)
 }
 
 // cleanUpAfterLoad runs Teardown after a failed or interrupted load, so
@@ -279,7 +280,7 @@ func notLoaded(c *mysqlconn.Conn, err error) error {
 	return err
 }
 
-func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Connector, s *workload.Session, out io.Writer) error {
+func start(ctx context.Context, c *Config, w *tpcc.Workload, driver *mysql.Config, conn *mysqlconn.Connector, s *workload.Session, out, errw io.Writer) error {
 	main := s.Main
 	loaded, err := tpcc.Loaded(main)
 	if err != nil {
@@ -324,8 +325,20 @@ func start(ctx context.Context, c *Config, w *tpcc.Workload, conn *mysqlconn.Con
 		}
 		return r.Write(out)
 	}
-	if _, err := l.Run(ctx); err != nil {
+	if c.ServerReport {
+		// Sampled at the end of the ramp-up, at every -i interval (each
+		// second without -i) and at the end, on a connection of its own.
+		l.Metrics = &orchestrator.Metrics{Driver: driver, PID: c.ServerPID,
+			Warn: func(line string) { fmt.Fprintf(errw, "%s: warning: %s\n", progName, line) }}
+	}
+	cells, err := l.Run(ctx)
+	if err != nil {
 		return err
+	}
+	if c.ServerReport && len(cells) > 0 {
+		if lines := orchestrator.ServerLines(cells[0], "transaction"); len(lines) > 0 {
+			fmt.Fprintf(out, "\n%s\n", strings.Join(lines, "\n"))
+		}
 	}
 	if c.Check {
 		return check(s.Main, out)
@@ -362,6 +375,7 @@ Defaults: -h localhost (the default socket), -P 3306, -u root, -p "".
 	case "tpcc-start":
 		fmt.Fprint(out, `Usage: goslap tpcc-start -d DB -w WAREHOUSES -c CONNECTIONS -l MEASURE [-r RAMPUP] [-i INTERVAL]
                           [-h HOST] [-P PORT] [-S SOCKET] [-u USER] [-p PASS] [--check]
+                          [--server-report [--server-pid=PID]]
 
 Runs tpcc-mysql's tpcc_start: the five transactions from a shared
 10/10/1/1/1 deck, flat out, a random warehouse per transaction. -r seconds
@@ -370,6 +384,10 @@ intervals (default 10; 0: no interval lines) as tpcc-mysql counts. Prints
 tpcc-mysql's interval lines, <Raw Results>, <Constraint Check> and <TpmC>,
 then elapsed-time percentiles per transaction. Times are elapsed time in ms
 at 1 µs resolution. --check runs the consistency check after the run.
+--server-report samples the server's status counters, its process's CPU
+and IO (found by its socket, its loopback port or its pid file, or named
+by --server-pid) and the host's CPU over the measured time, on a
+connection of its own, and prints them per transaction after the report.
 -f, -t, -m/-o and -0..-4 are refused.
 Defaults: -h localhost (the default socket), -P 3306, -u root, -p "", -r 0.
 `)

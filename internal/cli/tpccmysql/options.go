@@ -27,6 +27,16 @@ type Config struct {
 	Check bool
 	Help  bool
 
+	// ServerReport (--server-report, tpcc-start) samples the server's
+	// counters, its process's CPU and IO and the host's CPU over the
+	// measured time, on a connection of its own, and prints the Server:
+	// lines after the report; ServerPID (--server-pid=N) names the
+	// server's process when goslap cannot find it; ServerMetricsOff
+	// (--skip-server-metrics) is refused beside --server-report.
+	ServerReport     bool
+	ServerPID        int
+	ServerMetricsOff bool
+
 	set map[byte]bool // letters given
 }
 
@@ -131,6 +141,19 @@ func (c *Config) long(body string) error {
 			return err
 		}
 		c.Connections = n
+	case c.Command == "tpcc-start" && !hasValue && (name == "server-report" || name == "skip-server-report"):
+		c.ServerReport = name == "server-report"
+	case c.Command == "tpcc-start" && !hasValue && (name == "server-metrics" || name == "skip-server-metrics"):
+		c.ServerMetricsOff = name == "skip-server-metrics"
+	case c.Command == "tpcc-start" && name == "server-pid":
+		if !hasValue {
+			return fmt.Errorf("option '--server-pid' requires a value")
+		}
+		n, err := positive("--server-pid", v)
+		if err != nil {
+			return err
+		}
+		c.ServerPID = n
 	default:
 		return fmt.Errorf("unrecognized option '--%s'", body)
 	}
@@ -211,6 +234,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-c (connections) is required")
 	case !c.set['l']:
 		return fmt.Errorf("-l (measure time, seconds) is required")
+	case c.ServerReport && c.ServerMetricsOff:
+		return fmt.Errorf("--server-report prints the server metrics --skip-server-metrics turns off: give one of them")
+	case c.ServerPID != 0 && !c.ServerReport:
+		return fmt.Errorf("--server-pid=%d names the server's process for --server-report's figures, and without --server-report nothing is sampled", c.ServerPID)
 	}
 	return nil
 }

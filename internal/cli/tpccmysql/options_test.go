@@ -22,6 +22,13 @@ func TestNumberMessages(t *testing.T) {
 		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "-r", "0", "-i", "0"}, ""},
 		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "-r", "-2"}, "-r -2: the ramp-up time (seconds) must be a whole number of 0 or more"},
 		{"tpcc-check", []string{"-d", "x", "-P", "70000"}, "-P 70000: the TCP port must be a whole number from 1 to 65535"},
+		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "--server-report", "--server-pid=7"}, ""},
+		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "--server-pid=7"},
+			"--server-pid=7 names the server's process for --server-report's figures, and without --server-report nothing is sampled"},
+		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "--server-report", "--skip-server-metrics"},
+			"--server-report prints the server metrics --skip-server-metrics turns off: give one of them"},
+		{"tpcc-start", []string{"-d", "x", "-w", "1", "-c", "1", "-l", "5", "--server-pid=0"}, "--server-pid=0: not a number of 1 or more"},
+		{"tpcc-load", []string{"-d", "x", "-w", "1", "--server-report"}, "unrecognized option '--server-report'"},
 	} {
 		_, err := Parse(tc.command, tc.args)
 		switch {

@@ -152,6 +152,20 @@ func TestLoadStartCheckCleanup(t *testing.T) {
 		}
 	})
 
+	// --server-report samples the server over the measured time and
+	// prints its figures per transaction after the report: the sandbox's
+	// process is found by its socket, so its CPU is there.
+	t.Run("server report", func(t *testing.T) {
+		out, errOut, code := run(t, s, "tpcc-start", "-d", "tpcc", "-w", "1", "-c", "2", "-r", "1", "-l", "2", "-i", "1", "--server-report")
+		if code != 0 || errOut != "" {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		re := regexp.MustCompile(`(?m)^Server: per transaction [0-9.]+ µs server CPU, [0-9.]+ µs client CPU, [0-9.]+ disk reads, [0-9.]+ buffer pool reads, .*\nHost: CPU [0-9]+% busy`)
+		if !re.MatchString(out) {
+			t.Errorf("no Server: and Host: lines after the report:\n%s", out)
+		}
+	})
+
 	t.Run("more warehouses than loaded", func(t *testing.T) {
 		_, errOut, code := run(t, s, "tpcc-start", "-d", "tpcc", "-w", "2", "-c", "1", "-l", "1")
 		if code != 1 || errOut != "goslap tpcc-start: -w 2: schema 'tpcc' holds 1 warehouse(s)\n" {

@@ -256,6 +256,8 @@ type ComparisonPoint struct {
 	Scale   int64            `json:"scale,omitempty"`
 	Clients int              `json:"concurrency"`
 	Metrics []ComparedMetric `json:"metrics"`
+	// Hosts are each side's host CPU over its rounds, where sampled.
+	Hosts []SideHost `json:"hosts,omitempty"`
 }
 
 // ComparedMetric is one metric's values and verdicts at a point.
@@ -292,4 +294,7 @@ type Verdict struct {
 	Outcome string `json:"outcome"`
 	Text    string `json:"text"`
 	Error   string `json:"error,omitempty"`
+	// Reasons are the server figures per transaction that differ most
+	// between the side and the baseline, where both were sampled.
+	Reasons []Reason `json:"reasons,omitempty"`
 }
