@@ -6,6 +6,10 @@ import (
 	"encoding/binary"
 	"strconv"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
 
 // executePacket builds a COM_STMT_EXECUTE as the driver writes it for
@@ -169,6 +173,44 @@ func TestExecuteTypesOnce(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestExecuteCompressed: over a compressed connection the socket sees
+// compressed frames, not the driver's packets, so it leaves them alone
+// (plain is false) and prepared statements still run.
+func TestExecuteCompressed(t *testing.T) {
+	s := servertest.Require(t)
+	cfg := s.RootConfig("")
+	cfg.Logger = &mysql.NopLogger{}
+	if err := cfg.Apply(mysql.EnableCompression(true)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewConnector(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := c.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if conn.sock.plain {
+		t.Fatal("a compressed connection's socket would rewrite executes")
+	}
+	st, err := conn.Prepare("SELECT ? + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := int64(0); i < 3; i++ {
+		rows, err := st.Query([]driver.NamedValue{{Ordinal: 1, Value: i}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || string(rows[0][0]) != strconv.FormatInt(i+1, 10) {
+			t.Fatalf("execute %d: got %q", i, rows)
 		}
 	}
 }
