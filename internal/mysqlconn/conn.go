@@ -1,6 +1,7 @@
 // Package mysqlconn is one client connection to a MySQL or MariaDB server:
 // the driver's connection used directly (no database/sql pool), its socket
-// (raw read(2)/write(2), read-ahead, the server's connection id for KILL)
+// (raw read(2)/write(2), read-ahead, the server's connection id for KILL,
+// a prepared statement's parameter types sent once as the C client does)
 // and the client library's wording of connection errors. The engine and the
 // workloads use it; it knows nothing of command lines.
 package mysqlconn
