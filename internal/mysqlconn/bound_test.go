@@ -214,3 +214,59 @@ func TestExecuteCompressed(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteTypesAfterReprepare: a table change between executes makes
+// the server prepare the statement again behind the client's back; the
+// types it holds survive that, so an execute without them still reads its
+// values right.
+func TestExecuteTypesAfterReprepare(t *testing.T) {
+	c := serverConnectors(t)["unix"]
+	conn, err := c.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, stmt := range []string{
+		"CREATE DATABASE IF NOT EXISTS bound_reprepare", "DROP TABLE IF EXISTS bound_reprepare.t",
+		"CREATE TABLE bound_reprepare.t (a INT PRIMARY KEY, s VARCHAR(10))",
+		"INSERT INTO bound_reprepare.t VALUES (1, 'one'), (2, 'two'), (3, 'three')",
+	} {
+		if err := conn.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer conn.Exec("DROP DATABASE bound_reprepare")
+	st, err := conn.Prepare("SELECT s FROM bound_reprepare.t WHERE a = ? OR s = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	reprepares := func() string {
+		rows, err := conn.Query("SHOW SESSION STATUS LIKE 'Com_stmt_reprepare'")
+		if err != nil || len(rows) != 1 {
+			t.Fatal("Com_stmt_reprepare:", err)
+		}
+		return string(rows[0][1])
+	}
+	before := reprepares()
+	for i, alter := range []string{"", "ALTER TABLE bound_reprepare.t ADD COLUMN b INT", "ALTER TABLE bound_reprepare.t DROP COLUMN b"} {
+		if alter != "" {
+			if err := conn.Exec(alter); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := st.Query([]driver.NamedValue{{Ordinal: 1, Value: int64(i + 1)}, {Ordinal: 2, Value: "none"}})
+		if err != nil {
+			t.Fatalf("execute %d: %v", i, err)
+		}
+		if want := []string{"one", "two", "three"}[i]; len(rows) != 1 || string(rows[0][0]) != want {
+			t.Fatalf("execute %d after %q: got %q, want %q", i, alter, rows, want)
+		}
+		if i > 0 && !st.bound.ok {
+			t.Fatalf("execute %d: no types held", i)
+		}
+	}
+	if after := reprepares(); after == before {
+		t.Fatalf("the server never prepared the statement again (Com_stmt_reprepare %s)", after)
+	}
+}
