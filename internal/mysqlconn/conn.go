@@ -1,6 +1,7 @@
 // Package mysqlconn is one client connection to a MySQL or MariaDB server:
 // the driver's connection used directly (no database/sql pool), its socket
-// (raw read(2)/write(2), read-ahead, the server's connection id for KILL)
+// (raw read(2)/write(2), read-ahead, the server's connection id for KILL,
+// a prepared statement's parameter types sent once as the C client does)
 // and the client library's wording of connection errors. The engine and the
 // workloads use it; it knows nothing of command lines.
 package mysqlconn
@@ -40,6 +41,7 @@ type Connector struct {
 	// offers it), which keeps such connections on the netpoller path.
 	blockingOK  bool
 	withTLS     bool
+	compress    bool
 	initCommand string // --init-command, run after every (re)connect
 	// handshakeTimeout is HandshakeTimeout except in tests.
 	handshakeTimeout time.Duration
@@ -131,10 +133,11 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 	if _, err := mysql.NewConnector(cfg); err != nil {
 		return nil, err
 	}
-	blockingOK := cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && !strings.Contains(cfg.FormatDSN(), "compress=true")
+	compress := strings.Contains(cfg.FormatDSN(), "compress=true")
+	blockingOK := cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && !compress
 	withTLS := cfg.TLS != nil || cfg.TLSConfig != "" && cfg.TLSConfig != "false"
 	return &Connector{cfg: cfg, initCommand: initCommand, handshakeTimeout: HandshakeTimeout,
-		blockingOK: blockingOK, withTLS: withTLS}, nil
+		blockingOK: blockingOK, withTLS: withTLS, compress: compress}, nil
 }
 
 // bracketedHost is the host of a TCP address as the user gave it when it
@@ -180,6 +183,7 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 		return nil, err
 	}
 	_ = st.sock.SetDeadline(time.Time{})
+	st.sock.plain = !c.compress && !(c.withTLS && st.sock.offersTLS)
 	if slot != nil && slot.blocking && c.blockingOK && !(c.withTLS && st.sock.offersTLS) {
 		if err := st.sock.block(); err != nil {
 			drv.Close()
@@ -326,6 +330,27 @@ type Stmt struct {
 	ex   driver.StmtExecContext
 	qc   driver.StmtQueryContext
 	sock *socket // the connection's socket, for the wording of failures
+	// bound: the parameter types the server holds for the statement, so
+	// that an execute with the same types leaves them out (bound.go).
+	bound boundTypes
+}
+
+// begin makes the socket leave out the types of the execute the driver is
+// about to write when the server already holds them; end undoes it, and
+// after a failure makes the next execute send them again.
+func (s *Stmt) begin() {
+	if s.sock != nil && s.sock.plain {
+		s.sock.bound = &s.bound
+	}
+}
+
+func (s *Stmt) end(err error) {
+	if s.sock != nil {
+		s.sock.bound = nil
+	}
+	if err != nil {
+		s.bound.forget()
+	}
 }
 
 // Prepare prepares stmt on the server (binary protocol). Prepare statements
@@ -341,13 +366,15 @@ func (c *Conn) Prepare(stmt string) (*Stmt, error) {
 		st.Close()
 		return nil, errors.New("the MySQL driver's statements do not implement the context interfaces")
 	}
-	return &Stmt{st: st, ex: ex, qc: qc, sock: c.sock}, nil
+	return &Stmt{st: st, ex: ex, qc: qc, sock: c.sock, bound: boundTypes{params: st.NumInput()}}, nil
 }
 
 // Exec executes the statement with args and drains its results. args is
 // reused by the caller between calls to avoid an allocation per execution.
 func (s *Stmt) Exec(args []driver.NamedValue) error {
+	s.begin()
 	_, err := s.ex.ExecContext(context.Background(), args)
+	s.end(err)
 	if err != nil {
 		return connectionFailure(err, s.sock)
 	}
@@ -356,7 +383,9 @@ func (s *Stmt) Exec(args []driver.NamedValue) error {
 
 // ExecAffected is Exec returning the number of rows changed.
 func (s *Stmt) ExecAffected(args []driver.NamedValue) (int64, error) {
+	s.begin()
 	res, err := s.ex.ExecContext(context.Background(), args)
+	s.end(err)
 	if err != nil {
 		return 0, connectionFailure(err, s.sock)
 	}
@@ -366,7 +395,9 @@ func (s *Stmt) ExecAffected(args []driver.NamedValue) (int64, error) {
 // Query executes the statement and returns all rows of its result.
 func (s *Stmt) Query(args []driver.NamedValue) (_ [][][]byte, err error) {
 	defer func() { err = connectionFailure(err, s.sock) }()
+	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
+	s.end(err)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +412,9 @@ func (s *Stmt) Query(args []driver.NamedValue) (_ [][][]byte, err error) {
 // into an interface, one allocation per string or large integer: 311 per
 // oltp_read_only transaction.
 func (s *Stmt) Drain(args []driver.NamedValue) error {
+	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
+	s.end(err)
 	if err == nil {
 		err = rows.Close()
 	}

@@ -14,7 +14,9 @@ import (
 // grown as needed and kept for the next call.
 func (s *Stmt) Count(args []driver.NamedValue, buf *[]driver.Value) (n int64, err error) {
 	defer func() { err = connectionFailure(err, s.sock) }()
+	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
+	s.end(err)
 	if err != nil {
 		return 0, err
 	}
