@@ -3,9 +3,9 @@ package orchestrator
 import (
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/pacer"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -42,7 +42,7 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 		return doc, nil
 	}
 	seen := map[string]bool{}
-	addTarget := func(label string, kind compare.Kind, desc string) {
+	addTarget := func(label string, kind target.Kind, desc string) {
 		if seen[label] {
 			return
 		}
@@ -58,7 +58,7 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 	}
 	for _, c := range res.Cells {
 		if !seen[c.Target] {
-			kind := compare.Server
+			kind := target.Server
 			for _, t := range cfg.Targets {
 				if t.Label == c.Target {
 					kind = t.Kind

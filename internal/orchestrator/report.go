@@ -7,10 +7,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/results/matrix"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -297,7 +299,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		return nil
 	}
 	if len(res.Outcomes) > 1 || cfg.Server.Active() || len(cfg.Scales) > 1 || cfg.Table {
-		if err := compare.WriteTable(w, res.Outcomes); err != nil {
+		if err := matrix.WriteTable(w, target.Columns(res.Outcomes)); err != nil {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
 		writeTpmC(w, cfg, res.Cells)
@@ -309,7 +311,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		}
 	}
 	if cfg.Plot != "" {
-		if err := compare.WriteStudyChartFile(cfg.Plot, res.Outcomes, cfg.axis(), studyChart(cfg, res)); err != nil {
+		if err := chart.WriteStudyFile(cfg.Plot, target.Columns(res.Outcomes), cfg.axis(), studyChart(cfg, res)); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 		if err := writeTimeline(cfg, res); err != nil {

@@ -8,12 +8,12 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/results/slapreport"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // frontEnd and workloadName are how the --json document names this
@@ -54,12 +54,12 @@ func (rec *RunRecord) add(label string, server *jsondoc.Server, results []Benchm
 	if server == nil {
 		server = serverInfo(nil)
 	}
-	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: compare.Server.String(), Server: server, Results: results})
+	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: target.Server.String(), Server: server, Results: results})
 }
 
 // describe names the kind of each recorded target and what ran there,
 // from the comparison's targets and outcomes (a failed target has none).
-func (rec *RunRecord) describe(targets []compare.Target, outcomes []compare.Outcome) {
+func (rec *RunRecord) describe(targets []target.Target, outcomes []target.Outcome) {
 	for i := range rec.Targets {
 		tr := &rec.Targets[i]
 		for _, t := range targets {

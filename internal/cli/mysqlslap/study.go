@@ -18,11 +18,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
 	"github.com/goslap/goslap/internal/workload/oltp"      // the sysbench OLTP workloads, and their interval line
@@ -289,7 +289,7 @@ func runWorkload(c *Config, env Env) int {
 // names the tables a forced exit may leave.
 func watchStudy(watch *interrupt.Watch, cfg *orchestrator.Config) {
 	for _, t := range cfg.Targets {
-		if t.Kind == compare.Sandbox {
+		if t.Kind == target.Sandbox {
 			watch.Patient(interrupt.SandboxPatience)
 			return
 		}
@@ -462,7 +462,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.Table = sb.Plot != ""
 	cfg.Base = endpointOf(o)
 	cfg.InitCommand = o.InitCommand
-	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
+	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
