@@ -14,6 +14,7 @@ import (
 	"github.com/goslap/goslap/internal/results/matrix"
 	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // TextReport is the report of goslap's own command line: per cell,
@@ -101,7 +102,7 @@ func (t *TextReport) WriteCell(c *Cell) error {
 		b.WriteString(t.serverLines(c))
 	}
 	b.WriteString("\n")
-	if w, ok := c.Summary.(interface{ Write(io.Writer) error }); ok {
+	if w, ok := c.Summary.(report.Writer); ok {
 		if err := w.Write(&b); err != nil {
 			return err
 		}

@@ -38,23 +38,11 @@ type Cell struct {
 	// entries: not sampled); see Metrics.
 	Servers []*IterationServer
 	// Summary is the workload's own report of the cell (TPC-C's tpmC
-	// sections), nil for workloads without one (see cellSummariser).
+	// sections), nil for workloads without one (see report.CellSummariser).
 	Summary any
 
 	workload workload.Workload // the target's, for the JSON document
-	states   []any             // cellSummariser's, one per iteration
-}
-
-// cellSummariser is the optional capability of a workload whose results
-// have figures the engine does not measure (TPC-C's retries, failures and
-// tpmC). IterationDone is called right after each iteration, before the
-// next one's Load, and keeps what that iteration's report needs;
-// CellSummary builds the cell's report from them. A report that has
-// Write(io.Writer) error is printed under the cell's block; one that has
-// FillJSON(*jsondoc.Benchmark) fills its part of the --json document.
-type cellSummariser interface {
-	IterationDone(b *results.Benchmark) any
-	CellSummary(p workload.Point, bs []*results.Benchmark, states []any) (any, error)
+	states   []any             // report.CellSummariser's, one per iteration
 }
 
 // Observer is told what a study does, for reports. Every field may be nil.
