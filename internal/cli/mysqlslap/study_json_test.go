@@ -3,8 +3,6 @@ package mysqlslap
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/goslap/goslap/internal/workload/oltp"
-	"github.com/goslap/goslap/internal/workload/tpcc"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/sandbox/servertest"
+	"github.com/goslap/goslap/internal/workload/oltp"
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // roundTrip decodes data as the document, checks that it is all of data,

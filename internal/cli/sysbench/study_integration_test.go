@@ -3,7 +3,6 @@ package sysbench
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/goslap/goslap/internal/workload/oltp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/sandbox/servertest"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // TestExtrasOnAServerTarget: --target, --iterations, --latency and --plot
