@@ -17,6 +17,7 @@ import (
 	"github.com/goslap/goslap/internal/cli/sysbench"
 	"github.com/goslap/goslap/internal/cli/tpccmysql"
 	"github.com/goslap/goslap/internal/footprint"
+	_ "github.com/goslap/goslap/internal/workload/all" // every workload, registered in one place
 )
 
 // command is a front end chosen by the first argument: is says whether a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // maxCount bounds every count in a document: 2^53, past which JSON's
@@ -60,15 +61,18 @@ func checkBenchmark(b *jsondoc.Benchmark) error {
 			namedCount{"writes", f.Writes}, namedCount{"other", f.Other}, namedCount{"retries", f.Retries},
 			namedCount{"rollbacks", f.Rollbacks})
 	}
-	if t := b.TPCC; t != nil {
-		for _, tx := range t.Transactions {
-			counts = append(counts, namedCount{tx.Name + " on_time", tx.OnTime}, namedCount{tx.Name + " late", tx.Late},
-				namedCount{tx.Name + " retries", tx.Retries}, namedCount{tx.Name + " failures", tx.Failures})
-		}
-	}
 	for _, c := range counts {
 		if c.n > maxCount {
 			return fmt.Errorf("%s %d is more than any run counts (2^53)", c.name, c.n)
+		}
+	}
+	// The workloads' sections check their own counts (TPC-C's per
+	// transaction).
+	for _, name := range report.SectionNames(b) {
+		if c, ok := report.Section(name).(report.SectionChecker); ok {
+			if err := c.CheckSection(b.Sections[name]); err != nil {
+				return err
+			}
 		}
 	}
 	for _, t := range []struct {

@@ -6,6 +6,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results/jsondoc"
-	"github.com/goslap/goslap/internal/workload/tpcc"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // SkewWarnFraction is the start skew, as a fraction of an iteration's
@@ -167,7 +168,7 @@ func combine(docs []*jsondoc.Document, count int, missing []int) (*Result, error
 func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) {
 	p0 := parts[0]
 	b := jsondoc.Benchmark{Target: p0.Target, Workload: p0.Workload, Engine: p0.Engine, LoadType: p0.LoadType,
-		Iterations: make([]jsondoc.Iteration, len(p0.Iterations)), Point: p0.Point, OLTP: p0.OLTP}
+		Iterations: make([]jsondoc.Iteration, len(p0.Iterations)), Point: p0.Point}
 	skew := make([]int64, len(p0.Iterations))
 	errs := map[uint16]latency.ErrorCount{}
 	var perClient uint64
@@ -256,12 +257,8 @@ func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) 
 		}
 		b.Ops = append(b.Ops, op)
 	}
-	if p0.TPCC != nil {
-		t, err := mergeTPCC(parts, b.Ops, seconds)
-		if err != nil {
-			return nil, nil, err
-		}
-		b.TPCC = t
+	if err := mergeSections(&b, parts); err != nil {
+		return nil, nil, err
 	}
 	if p0.Figures != nil {
 		fig, err := mergeFigures(parts, seconds)
@@ -374,44 +371,30 @@ func nonNil(s []int) []int {
 	return s
 }
 
-// mergeTPCC sums TPC-C's per-transaction counts (on time, late, retries,
-// failures); the percentiles come from the merged op histograms (ops, one
-// per transaction type, by name) and tpmC from the New-Orders over the
-// merged window (the iterations' merged wall times, as a run's window is
-// the sum of its iterations' times).
-func mergeTPCC(parts []*jsondoc.Benchmark, ops []jsondoc.Op, seconds float64) (*jsondoc.TPCC, error) {
-	p0 := parts[0].TPCC
-	t := &jsondoc.TPCC{Warehouses: p0.Warehouses, WindowSeconds: seconds}
-	for i, tx := range p0.Transactions {
-		m := jsondoc.TPCCTransaction{Name: tx.Name}
-		for _, p := range parts {
-			if p.TPCC == nil || len(p.TPCC.Transactions) != len(p0.Transactions) || p.TPCC.Transactions[i].Name != tx.Name {
-				return nil, errors.New("the shards' TPC-C reports differ in their transactions")
-			}
-			x := p.TPCC.Transactions[i]
-			m.OnTime += x.OnTime
-			m.Late += x.Late
-			m.Retries += x.Retries
-			m.Failures += x.Failures
+// mergeSections merges the workloads' sections of the first shard's
+// benchmark: by the workload's report.SectionMerger (TPC-C's counts summed,
+// its percentiles read from b's merged ops, tpmC over b's merged window),
+// or, for a section no workload merges (OLTP's description of the point,
+// the same in every shard), as the first shard has it.
+func mergeSections(b *jsondoc.Benchmark, parts []*jsondoc.Benchmark) error {
+	for _, name := range report.SectionNames(parts[0]) {
+		if b.Sections == nil {
+			b.Sections = map[string]json.RawMessage{}
 		}
-		for _, op := range ops {
-			if op.Name != tx.Name {
-				continue
-			}
-			h, err := op.ServiceHistogram()
-			if err != nil {
-				return nil, fmt.Errorf("op %s: %w", op.Name, err)
-			}
-			m.Latency = latency.Figures(h)
-			if h.TotalCount() > 0 {
-				m.P90Micro = h.ValueAtQuantile(90)
-			}
+		m := report.Section(name)
+		if m == nil {
+			b.Sections[name] = parts[0].Sections[name]
+			continue
 		}
-		t.Transactions = append(t.Transactions, m)
+		raws := make([]json.RawMessage, len(parts))
+		for i, p := range parts {
+			raws[i] = p.Sections[name] // nil where a shard has none: the merger refuses it
+		}
+		raw, err := m.MergeSections(raws, b)
+		if err != nil {
+			return err
+		}
+		b.Sections[name] = raw
 	}
-	if len(t.Transactions) > 0 {
-		newOrders := t.Transactions[0].OnTime + t.Transactions[0].Late // tpcc-mysql's order: New-Order first
-		t.TpmC = tpcc.TpmC(newOrders, time.Duration(seconds*float64(time.Second)))
-	}
-	return t, nil
+	return nil
 }

@@ -9,7 +9,7 @@
 // MySQL by feeding the SQL to `mariadbd --bootstrap`, MySQL 5.7.6 and later
 // with `mysqld --initialize-insecure`.
 //
-// internal/sandbox (test servers) and internal/compare (sandboxes) both
+// internal/sandbox (test servers) and internal/target (sandboxes) both
 // start servers through it, so a layout that works for one works for both.
 package mysqld
 

@@ -4,10 +4,10 @@
 // goes; Run wraps it in the full matrix of a registered workload (OLTP,
 // TPC-C, ...) from one validated configuration, as a DBA's study needs it:
 //
-//	Config ──Run──▶ per server-option value ▶ per target (compare.Run: sandboxes, servers)
+//	Config ──Run──▶ per server-option value ▶ per target (target.Run: sandboxes, servers)
 //	       ▶ Loop: per engine ▶ per table size: Setup (prepare) ▶ on-disk sizes
 //	       ▶ per concurrency ▶ per iteration: engine.Run ▶ Observer
-//	       ▶ Teardown (cleanup)  ──▶ side-by-side table and chart (internal/compare)
+//	       ▶ Teardown (cleanup)  ──▶ side-by-side table and chart (internal/results/matrix, internal/chart)
 //
 // Front ends (internal/cli/mysqlslap's --workload, `goslap sysbench`)
 // parse their options into a Config and hand it over; those that connect
@@ -26,8 +26,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -187,15 +188,15 @@ type Config struct {
 
 	// Targets are the servers and sandboxes to run on, one after another;
 	// empty means the one server of Base.
-	Targets        []compare.Target
+	Targets        []target.Target
 	DefaultBinary  string   // sandbox targets that name no binary
 	SandboxOptions []string // server options of every sandbox
 	TempDir        string   // parent of sandbox directories ("" = system default)
-	Base           compare.Endpoint
+	Base           target.Endpoint
 	// Driver returns the driver configuration for an endpoint and schema
 	// ("" = none): the front end's connection options (TLS, auth,
 	// compression) applied to where the target is.
-	Driver func(ep compare.Endpoint, schema string) (*mysql.Config, error)
+	Driver func(ep target.Endpoint, schema string) (*mysql.Config, error)
 	// InitCommand is run on every client connection and reconnection
 	// (mysqlslap's --init-command; "" = none). The preparing and
 	// cleaning connections do not run it, as mysqlslap's main one does not.
@@ -223,14 +224,14 @@ type Config struct {
 }
 
 // axis is what the chart's x axis shows.
-func (c *Config) axis() compare.Axis {
+func (c *Config) axis() chart.Axis {
 	switch {
 	case c.Server.Active():
-		return compare.AxisSetting
+		return chart.AxisSetting
 	case len(c.Scales) > 1:
-		return compare.AxisSize
+		return chart.AxisSize
 	}
-	return compare.AxisConcurrency
+	return chart.AxisConcurrency
 }
 
 // Check validates the combination (Run calls it first); front ends call it
@@ -275,7 +276,7 @@ func (c *Config) Check() error {
 	// (front ends check it as they parse; a Config built otherwise is
 	// checked here).
 	for _, t := range c.Targets {
-		if err := compare.CheckSandboxOptions(c.SandboxOptions, t); err != nil {
+		if err := target.CheckSandboxOptions(c.SandboxOptions, t); err != nil {
 			return fmt.Errorf("target %s: %w", t.Label, err)
 		}
 	}
@@ -287,7 +288,7 @@ func (c *Config) Check() error {
 			return fmt.Errorf("--sweep-server-option=%s sets a server option at start-up: it needs sandbox targets (--sandbox or --target=LABEL:sandbox)", c.Server.Name)
 		}
 		for _, t := range c.Targets {
-			if t.Kind != compare.Sandbox {
+			if t.Kind != target.Sandbox {
 				return fmt.Errorf("--sweep-server-option=%s needs sandbox targets: target %s is an existing server, whose options goslap does not change", c.Server.Name, t.Label)
 			}
 			for _, o := range t.ServerOptions {
@@ -305,7 +306,7 @@ func (c *Config) Check() error {
 
 func (c *Config) hasSandbox() bool {
 	for _, t := range c.Targets {
-		if t.Kind == compare.Sandbox {
+		if t.Kind == target.Sandbox {
 			return true
 		}
 	}

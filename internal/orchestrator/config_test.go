@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/oltp"
 )
@@ -129,9 +129,9 @@ func TestCheck(t *testing.T) {
 	m, _ := workload.Lookup("oltp_point_select")
 	base := func() *Config {
 		return &Config{Workload: m.Name, Settings: m.NewSettings(), Clients: []int{1}, Iterations: 1, Duration: time.Second,
-			Driver: func(compare.Endpoint, string) (*mysql.Config, error) { return mysql.NewConfig(), nil }}
+			Driver: func(target.Endpoint, string) (*mysql.Config, error) { return mysql.NewConfig(), nil }}
 	}
-	sandbox := []compare.Target{{Label: "s", Kind: compare.Sandbox}}
+	sandbox := []target.Target{{Label: "s", Kind: target.Sandbox}}
 	cases := []struct {
 		name string
 		edit func(*Config)
@@ -143,11 +143,11 @@ func TestCheck(t *testing.T) {
 		{"sweep without sandbox", func(c *Config) { c.Server = ServerSweep{"innodb_buffer_pool_size", []string{"1G"}} }, "needs sandbox targets"},
 		{"sweep on a server", func(c *Config) {
 			c.Server = ServerSweep{"innodb_buffer_pool_size", []string{"1G"}}
-			c.Targets = []compare.Target{{Label: "db", Kind: compare.Server}}
+			c.Targets = []target.Target{{Label: "db", Kind: target.Server}}
 		}, "target db is an existing server"},
 		{"sweep over a target's own option", func(c *Config) {
 			c.Server = ServerSweep{"innodb-buffer-pool-size", []string{"1G"}}
-			c.Targets = []compare.Target{{Label: "s", Kind: compare.Sandbox, ServerOptions: []string{"innodb_buffer_pool_size=2G"}}}
+			c.Targets = []target.Target{{Label: "s", Kind: target.Sandbox, ServerOptions: []string{"innodb_buffer_pool_size=2G"}}}
 		}, "target s sets innodb-buffer-pool-size itself"},
 		{"no limit", func(c *Config) { c.Duration = 0 }, "nothing would end a run"},
 		{"no-drop sweep", func(c *Config) { c.NoDrop, c.Engines = true, []Engine{{Name: "innodb"}, {Name: "myisam"}} }, "--no-drop keeps the tables"},

@@ -1,12 +1,14 @@
 package orchestrator
 
 import (
+	"encoding/json"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/pacer"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // DocumentInput is what a front end adds to a study's results for its
@@ -17,13 +19,6 @@ type DocumentInput struct {
 	StartedAt         time.Time
 	Options           map[string]any
 	Err               error // the error that ended the run, nil on success
-}
-
-// pointDescriber is the optional capability of a workload that describes
-// its benchmarks in the --json document (OLTP's dialect, distribution and
-// table sizes).
-type pointDescriber interface {
-	FillJSON(b *jsondoc.Benchmark, p workload.Point)
 }
 
 // Document is the invocation's --json document: every target's server
@@ -42,7 +37,7 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 		return doc, nil
 	}
 	seen := map[string]bool{}
-	addTarget := func(label string, kind compare.Kind, desc string) {
+	addTarget := func(label string, kind target.Kind, desc string) {
 		if seen[label] {
 			return
 		}
@@ -58,7 +53,7 @@ func Document(cfg *Config, res *Result, in DocumentInput) (*jsondoc.Document, er
 	}
 	for _, c := range res.Cells {
 		if !seen[c.Target] {
-			kind := compare.Server
+			kind := target.Server
 			for _, t := range cfg.Targets {
 				if t.Label == c.Target {
 					kind = t.Kind
@@ -97,11 +92,24 @@ func cellBenchmark(cfg *Config, c *Cell, clients int, target float64) (jsondoc.B
 	if target > 0 {
 		b.Rate = rate(target, c, &b)
 	}
-	if d, ok := c.workload.(pointDescriber); ok {
-		d.FillJSON(&b, workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
+	// The workload's own sections (report.PointSectioner: OLTP's dialect,
+	// distribution and table sizes; report.Sectioner: TPC-C's report).
+	if d, ok := c.workload.(report.PointSectioner); ok {
+		name, raw, err := d.PointSection(workload.Point{Engine: c.Engine.Name, EngineOptions: c.Engine.Options, Clients: c.Clients, Scale: c.Scale})
+		if err != nil {
+			return b, err
+		}
+		b.Sections = map[string]json.RawMessage{name: raw}
 	}
-	if f, ok := c.Summary.(interface{ FillJSON(*jsondoc.Benchmark) }); ok {
-		f.FillJSON(&b)
+	if f, ok := c.Summary.(report.Sectioner); ok {
+		name, raw, err := f.JSONSection()
+		if err != nil {
+			return b, err
+		}
+		if b.Sections == nil {
+			b.Sections = map[string]json.RawMessage{}
+		}
+		b.Sections[name] = raw
 	}
 	return b, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // Loop is the one loop of every load goslap runs on a connected target:
@@ -60,7 +61,7 @@ type Loop struct {
 	// engine.ClientError, engine.ErrInterrupted, ...) for the front end; it
 	// is applied after Plan's after function.
 	Word func(error) error
-	// Summaries asks a workload with its own cell report (cellSummariser)
+	// Summaries asks a workload with its own cell report (report.CellSummariser)
 	// for it, in Cell.Summary.
 	Summaries bool
 
@@ -147,9 +148,9 @@ func (l *Loop) series(ctx context.Context, p workload.Point, e Engine) (cells []
 // cell runs the iterations of one point at one concurrency (one side's
 // share of a round when Run interleaves rounds).
 func (l *Loop) cell(ctx context.Context, p workload.Point, e Engine, clients int) (c *Cell, err error) {
-	var summariser cellSummariser
+	var summariser report.CellSummariser
 	if l.Summaries {
-		summariser, _ = l.Workload.(cellSummariser)
+		summariser, _ = l.Workload.(report.CellSummariser)
 	}
 	c = &Cell{Target: l.Target, Engine: e, Scale: p.Scale, Setting: l.Setting, Clients: clients, Round: l.Round, Rounds: l.Rounds, workload: l.Workload}
 	pc := p

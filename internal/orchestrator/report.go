@@ -7,11 +7,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/results/matrix"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // TextReport is the report of goslap's own command line: per cell,
@@ -99,7 +102,7 @@ func (t *TextReport) WriteCell(c *Cell) error {
 		b.WriteString(t.serverLines(c))
 	}
 	b.WriteString("\n")
-	if w, ok := c.Summary.(interface{ Write(io.Writer) error }); ok {
+	if w, ok := c.Summary.(report.Writer); ok {
 		if err := w.Write(&b); err != nil {
 			return err
 		}
@@ -297,7 +300,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		return nil
 	}
 	if len(res.Outcomes) > 1 || cfg.Server.Active() || len(cfg.Scales) > 1 || cfg.Table {
-		if err := compare.WriteTable(w, res.Outcomes); err != nil {
+		if err := matrix.WriteTable(w, target.Columns(res.Outcomes)); err != nil {
 			return fmt.Errorf("writing the comparison: %w", err)
 		}
 		writeTpmC(w, cfg, res.Cells)
@@ -309,7 +312,7 @@ func Finish(w io.Writer, cfg *Config, res *Result) error {
 		}
 	}
 	if cfg.Plot != "" {
-		if err := compare.WriteStudyChartFile(cfg.Plot, res.Outcomes, cfg.axis(), studyChart(cfg, res)); err != nil {
+		if err := chart.WriteStudyFile(cfg.Plot, target.Columns(res.Outcomes), cfg.axis(), studyChart(cfg, res)); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 		if err := writeTimeline(cfg, res); err != nil {

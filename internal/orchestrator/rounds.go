@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/verdict"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -16,9 +16,9 @@ import (
 // side is one of the things a study with rounds compares: a target, at
 // one server-option value of the sweep. All sides are up at once.
 type side struct {
-	target  compare.Target
+	target  target.Target
 	setting string
-	outcome compare.Outcome
+	outcome target.Outcome
 	stop    func() error // nil for a server target
 	r       *runner
 	main    *mysqlconn.Conn
@@ -38,12 +38,12 @@ func (sd *side) label() string {
 // round, and at every point (engine × size × concurrency) the rounds run
 // the sides in verdict.Order, each quiesced before it is measured, so
 // that drift and warm-up hit every side alike.
-func runRounds(ctx context.Context, cfg *Config, targets []compare.Target, values []string, res *Result) (_ *Result, err error) {
-	ccfg := compare.Config{DefaultBinary: cfg.DefaultBinary, Base: cfg.Base, TempDir: cfg.TempDir}
+func runRounds(ctx context.Context, cfg *Config, targets []target.Target, values []string, res *Result) (_ *Result, err error) {
+	ccfg := target.Config{DefaultBinary: cfg.DefaultBinary, Base: cfg.Base, TempDir: cfg.TempDir}
 	if cfg.Observer.Log != nil && len(cfg.Targets) > 0 {
 		ccfg.Progress = func(label, msg string) { cfg.Observer.Log("target %s: %s", label, msg) }
 	}
-	binaries, err := compare.Resolve(targets, ccfg)
+	binaries, err := target.Resolve(targets, ccfg)
 	if err != nil {
 		return res, err
 	}
@@ -56,7 +56,7 @@ func runRounds(ctx context.Context, cfg *Config, targets []compare.Target, value
 			}
 			if sd.stop != nil {
 				if serr := sd.stop(); serr != nil && err == nil {
-					err = &compare.TargetError{Label: sd.target.Label, Err: fmt.Errorf("stopping sandbox: %w", serr)}
+					err = &target.TargetError{Label: sd.target.Label, Err: fmt.Errorf("stopping sandbox: %w", serr)}
 				}
 			}
 		}
@@ -65,7 +65,7 @@ func runRounds(ctx context.Context, cfg *Config, targets []compare.Target, value
 		if len(cfg.Targets) == 0 {
 			return err // the one default server: no label to name
 		}
-		return &compare.TargetError{Label: sd.target.Label, Err: err}
+		return &target.TargetError{Label: sd.target.Label, Err: err}
 	}
 	for _, v := range values {
 		setting := ""
@@ -79,7 +79,7 @@ func runRounds(ctx context.Context, cfg *Config, targets []compare.Target, value
 				sc.SandboxOptions = append(sc.SandboxOptions, setting)
 			}
 			sd := &side{target: t, setting: setting}
-			o, ep, stop, err := compare.Open(ctx, t, binaries[i], sc)
+			o, ep, stop, err := target.Open(ctx, t, binaries[i], sc)
 			sd.outcome, sd.stop = o, stop
 			sides = append(sides, sd)
 			if err != nil {

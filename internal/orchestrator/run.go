@@ -9,12 +9,13 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results/matrix"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -37,23 +38,11 @@ type Cell struct {
 	// entries: not sampled); see Metrics.
 	Servers []*IterationServer
 	// Summary is the workload's own report of the cell (TPC-C's tpmC
-	// sections), nil for workloads without one (see cellSummariser).
+	// sections), nil for workloads without one (see report.CellSummariser).
 	Summary any
 
 	workload workload.Workload // the target's, for the JSON document
-	states   []any             // cellSummariser's, one per iteration
-}
-
-// cellSummariser is the optional capability of a workload whose results
-// have figures the engine does not measure (TPC-C's retries, failures and
-// tpmC). IterationDone is called right after each iteration, before the
-// next one's Load, and keeps what that iteration's report needs;
-// CellSummary builds the cell's report from them. A report that has
-// Write(io.Writer) error is printed under the cell's block; one that has
-// FillJSON(*jsondoc.Benchmark) fills its part of the --json document.
-type cellSummariser interface {
-	IterationDone(b *results.Benchmark) any
-	CellSummary(p workload.Point, bs []*results.Benchmark, states []any) (any, error)
+	states   []any             // report.CellSummariser's, one per iteration
 }
 
 // Observer is told what a study does, for reports. Every field may be nil.
@@ -93,7 +82,7 @@ type consistencyChecker interface {
 
 // Result is what a study measured, for the front end's own reports.
 type Result struct {
-	Outcomes []compare.Outcome
+	Outcomes []target.Outcome
 	Cells    []*Cell
 	// Servers are what each target's server reported before the load
 	// (Config.ReadServers), by target label.
@@ -119,7 +108,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	targets := cfg.Targets
 	if len(targets) == 0 {
-		targets = []compare.Target{{Label: "server", Kind: compare.Server}}
+		targets = []target.Target{{Label: "server", Kind: target.Server}}
 	}
 	res := &Result{Servers: map[string]*jsondoc.Server{}}
 	values := []string{""}
@@ -132,7 +121,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	byLabel := map[string]int{}
 	for _, v := range values {
 		setting := ""
-		ccfg := compare.Config{DefaultBinary: cfg.DefaultBinary, Base: cfg.Base, TempDir: cfg.TempDir,
+		ccfg := target.Config{DefaultBinary: cfg.DefaultBinary, Base: cfg.Base, TempDir: cfg.TempDir,
 			SandboxOptions: append([]string(nil), cfg.SandboxOptions...)}
 		if v != "" {
 			setting = cfg.Server.Name + "=" + v
@@ -141,13 +130,13 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		if cfg.Observer.Log != nil && len(cfg.Targets) > 0 {
 			ccfg.Progress = func(label, msg string) { cfg.Observer.Log("target %s: %s", label, msg) }
 		}
-		ccfg.Bench = func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
+		ccfg.Bench = func(ctx context.Context, label string, ep target.Endpoint) ([]matrix.Point, error) {
 			r := runner{cfg: cfg, label: label, ep: ep, setting: setting, res: res}
 			cells, err := r.target(ctx)
 			res.Cells = append(res.Cells, cells...)
 			return points(cells), err
 		}
-		outs, err := compare.Run(ctx, targets, ccfg)
+		outs, err := target.Run(ctx, targets, ccfg)
 		// One outcome per target across the sweep: the setting is a
 		// dimension of its points.
 		for _, o := range outs {
@@ -162,7 +151,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			res.Outcomes = append(res.Outcomes, o)
 		}
 		if err != nil {
-			var te *compare.TargetError
+			var te *target.TargetError
 			if len(cfg.Targets) == 0 && errors.As(err, &te) {
 				err = te.Err // the one default server: no label to name
 			}
@@ -173,11 +162,11 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 }
 
 // points summarises cells for the comparison table and chart.
-func points(cells []*Cell) []compare.Point {
-	var out []compare.Point
+func points(cells []*Cell) []matrix.Point {
+	var out []matrix.Point
 	for _, c := range cells {
 		s := Summarise(c.Benchmarks)
-		out = append(out, compare.Point{Engine: c.engineLabel(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
+		out = append(out, matrix.Point{Engine: c.engineLabel(), Concurrency: c.Clients, Iterations: len(c.Benchmarks),
 			AvgSeconds: s.AvgSeconds, QPS: s.QPS, P99Millis: s.P99Millis, Size: c.Scale, Setting: c.Setting})
 	}
 	return out
@@ -195,7 +184,7 @@ func (c *Cell) engineLabel() string {
 type runner struct {
 	cfg     *Config
 	label   string
-	ep      compare.Endpoint
+	ep      target.Endpoint
 	setting string
 	res     *Result
 	conn    *mysqlconn.Connector // to the schema

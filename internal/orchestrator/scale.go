@@ -9,52 +9,48 @@ import (
 	"github.com/goslap/goslap/internal/workload"
 )
 
-// scaleOptions are the workload options that size the data (Point.Scale),
-// by the name a workload gives its option row, with the label reports use.
-var scaleOptions = []struct{ option, label string }{
-	{"table-size", "table size"},
-	{"warehouses", "warehouses"},
-}
-
 // SplitScales turns a list value of the workload's size option
-// ("--table-size=500K,1M") into the sweep's scales. Each element is
-// validated by the workload itself (Settings.Build with that value), so a
-// bad one gets the workload's own message; the option is then left at the
-// first element. A single value gives nil scales (the workload's own
-// size). label names the axis for reports.
+// (workload.Scaler: "--table-size=500K,1M") into the sweep's scales. Each
+// element is validated by the workload itself (Settings.Build with that
+// value), so a bad one gets the workload's own message; the option is then
+// left at the first element. A single value gives nil scales (the
+// workload's own size). label names the axis for reports. Only a size
+// option that is a string (getopt.VarString) takes a list.
 func SplitScales(name string, s workload.Settings, common workload.Common) (scales []int64, label string, err error) {
-	for _, so := range scaleOptions {
-		var row *getopt.Option
-		for _, o := range s.Options() {
-			if o.Name == so.option && o.Var == getopt.VarString && o.String != nil {
-				row = o
-				break
-			}
-		}
-		if row == nil {
-			continue
-		}
-		list := *row.String
-		if !strings.Contains(list, ",") {
-			return nil, so.label, nil
-		}
-		for _, v := range strings.Split(list, ",") {
-			*row.String = strings.TrimSpace(v)
-			if _, err := s.Build(name, common); err != nil {
-				*row.String = list
-				return nil, so.label, err
-			}
-			n, err := parseCount(*row.String)
-			if err != nil {
-				*row.String = list
-				return nil, so.label, fmt.Errorf("invalid value '%s' for --%s: %v", v, so.option, err)
-			}
-			scales = append(scales, n)
-		}
-		*row.String = strings.TrimSpace(strings.Split(list, ",")[0])
-		return scales, so.label, nil
+	sc, ok := s.(workload.Scaler)
+	if !ok {
+		return nil, "", nil
 	}
-	return nil, "", nil
+	option, label := sc.ScaleOption()
+	var row *getopt.Option
+	for _, o := range s.Options() {
+		if o.Name == option && o.Var == getopt.VarString && o.String != nil {
+			row = o
+			break
+		}
+	}
+	if row == nil {
+		return nil, "", nil
+	}
+	list := *row.String
+	if !strings.Contains(list, ",") {
+		return nil, label, nil
+	}
+	for _, v := range strings.Split(list, ",") {
+		*row.String = strings.TrimSpace(v)
+		if _, err := s.Build(name, common); err != nil {
+			*row.String = list
+			return nil, label, err
+		}
+		n, err := parseCount(*row.String)
+		if err != nil {
+			*row.String = list
+			return nil, label, fmt.Errorf("invalid value '%s' for --%s: %v", v, option, err)
+		}
+		scales = append(scales, n)
+	}
+	*row.String = strings.TrimSpace(strings.Split(list, ",")[0])
+	return scales, label, nil
 }
 
 // parseCount reads a whole number with an optional K or M suffix (the

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 )
 
 // timelines are the cells' intervals as time series for the timeline
 // chart: one per cell, its iterations one after the other, each preceded
 // by its warm-up.
-func timelines(cfg *Config, cells []*Cell, multi bool) []compare.Timeline {
-	var out []compare.Timeline
+func timelines(cfg *Config, cells []*Cell, multi bool) []chart.Timeline {
+	var out []chart.Timeline
 	warm := cfg.Warmup.Seconds()
 	for _, c := range cells {
 		_, ivs := CellServer(c, cfg.ServerMetrics.unit())
@@ -32,7 +32,7 @@ func timelines(cfg *Config, cells []*Cell, multi bool) []compare.Timeline {
 		if c.Round > 0 { // the rounds of one side are otherwise alike
 			name += fmt.Sprintf(", round %d", c.Round)
 		}
-		tl := compare.Timeline{Name: name}
+		tl := chart.Timeline{Name: name}
 		// Where each iteration's measured load starts on the time axis.
 		offsets := map[int]float64{}
 		at := 0.0
@@ -49,8 +49,8 @@ func timelines(cfg *Config, cells []*Cell, multi bool) []compare.Timeline {
 	return out
 }
 
-func timelineSample(offset float64, iv jsondoc.Interval) compare.TimelineSample {
-	s := compare.TimelineSample{X: offset + iv.AtSeconds, Latency: math.NaN(), ServerCPU: math.NaN(), DiskReads: math.NaN()}
+func timelineSample(offset float64, iv jsondoc.Interval) chart.TimelineSample {
+	s := chart.TimelineSample{X: offset + iv.AtSeconds, Latency: math.NaN(), ServerCPU: math.NaN(), DiskReads: math.NaN()}
 	sec := iv.Seconds
 	if sec <= 0 {
 		sec = math.NaN()
@@ -78,5 +78,5 @@ func writeTimeline(cfg *Config, res *Result) error {
 		return nil
 	}
 	unit := cfg.ServerMetrics.unit() + "s"
-	return compare.WriteTimelineFile(compare.TimelinePath(cfg.Plot), lines, unit, "p99")
+	return chart.WriteTimelineFile(chart.TimelinePath(cfg.Plot), lines, unit, "p99")
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/servermetrics"
 	"github.com/goslap/goslap/internal/verdict"
@@ -502,7 +502,7 @@ func geoMeanCI(vals []float64) (m, lo, hi float64) {
 // metric and the latency percentile over the rounds, with intervals, and
 // the second target's paired ratio to the first) and returns the chart's
 // labels for them.
-func studyChart(cfg *Config, res *Result) compare.ChartLabels {
+func studyChart(cfg *Config, res *Result) chart.Labels {
 	var wl workload.Workload
 	for _, c := range res.Cells {
 		if c.workload != nil {
@@ -515,7 +515,7 @@ func studyChart(cfg *Config, res *Result) compare.ChartLabels {
 	if len(ms) > 1 {
 		lat = ms[1]
 	}
-	labels := compare.ChartLabels{Metric: metricWords(thr), Latency: lat, Rounds: max(cfg.Rounds, 1)}
+	labels := chart.Labels{Metric: metricWords(thr), Latency: lat, Rounds: max(cfg.Rounds, 1)}
 	type key struct {
 		target, engine, setting string
 		scale                   int64

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func oltp(t *testing.T, target, dialect string, clients int, tps float64, us int
 		Seconds: 10, QPS: tps, Executed: tx,
 		Figures: &jsondoc.Figures{Transactions: tx, TPS: tps, Statements: 20 * tx, Reads: 14 * tx, Writes: 4 * tx, Other: 2 * tx,
 			Histogram: hist(t, us, int64(tx))},
-		OLTP: &jsondoc.OLTP{Dialect: dialect, Tables: 1, TableSize: 1000}}
+		Sections: map[string]json.RawMessage{"oltp": json.RawMessage(`{"dialect":"` + dialect + `","distribution":"","tables":1,"table_size":1000}`)}}
 }
 
 func doc(frontEnd string, opts map[string]any, targets []string, bs ...jsondoc.Benchmark) *jsondoc.Document {
@@ -71,7 +72,7 @@ func TestMetricValues(t *testing.T) {
 	b10 := oltp(t, "x", "1.0", 4, 100, 2000)
 	b05 := oltp(t, "x", "0.5", 4, 100, 2000)
 	slap := jsondoc.Benchmark{Workload: "mysqlslap", QPS: 1234, Seconds: 1, Ops: []jsondoc.Op{{Name: "query", Histogram: hist(t, 500, 10)}}}
-	tpcc := jsondoc.Benchmark{Workload: "tpcc", Figures: &jsondoc.Figures{TPS: 3}, TPCC: &jsondoc.TPCC{TpmC: 777}}
+	tpcc := jsondoc.Benchmark{Workload: "tpcc", Figures: &jsondoc.Figures{TPS: 3}, Sections: map[string]json.RawMessage{"tpcc": json.RawMessage(`{"tpmc":777}`)}}
 	cases := []struct {
 		b      jsondoc.Benchmark
 		metric string

@@ -63,10 +63,17 @@ func (m Metric) resolve(b *jsondoc.Benchmark) Metric {
 	if m.Name != study.Name {
 		return m
 	}
+	// The workloads' sections (what TPC-C and the OLTP workloads record
+	// under their names), read by the fields this needs.
+	var oltp struct {
+		Dialect string `json:"dialect"`
+	}
+	_, tpcc := b.Sections["tpcc"]
+	hasOLTP, _ := b.Section("oltp", &oltp)
 	switch {
-	case b.TPCC != nil:
+	case tpcc:
 		return Metric{Name: "tpmc"}
-	case b.OLTP != nil && (b.OLTP.Dialect == "0.4" || b.OLTP.Dialect == "0.5"):
+	case hasOLTP && (oltp.Dialect == "0.4" || oltp.Dialect == "0.5"):
 		return Metric{Name: "rw-qps"}
 	case b.Figures != nil:
 		return Metric{Name: "tps"}
@@ -100,10 +107,14 @@ func (m Metric) Value(b *jsondoc.Benchmark) (v float64, ok bool, err error) {
 		}
 		return float64(f.Reads+f.Writes) / b.Seconds, true, nil
 	case "tpmc":
-		if b.TPCC == nil {
-			return 0, false, nil
+		var tpcc struct {
+			TpmC float64 `json:"tpmc"`
 		}
-		return b.TPCC.TpmC, true, nil
+		ok, err := b.Section("tpcc", &tpcc)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		return tpcc.TpmC, true, nil
 	}
 	if m.Percentile == 0 {
 		return 0, false, fmt.Errorf("metric %q has no value", m.Name)

@@ -22,7 +22,7 @@ import (
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/results/slapreport"
 	"github.com/goslap/goslap/internal/workload"
-	"github.com/goslap/goslap/internal/workload/tpcc"
+	wlreport "github.com/goslap/goslap/internal/workload/report"
 )
 
 // Usage is `goslap merge`'s synopsis.
@@ -316,12 +316,16 @@ func mergedCell(b *jsondoc.Benchmark) (*orchestrator.Cell, error) {
 		rec.Reconnects = op.Reconnects
 		first.Ops = append(first.Ops, results.Op{Name: op.Name, Recorder: rec})
 	}
-	if b.TPCC != nil {
-		r, err := tpcc.CellReportFromJSON(b.TPCC)
-		if err != nil {
-			return nil, err
+	// A workload's section that has a report of its own (TPC-C's) is the
+	// cell's summary, printed as the run printed it.
+	for _, name := range wlreport.SectionNames(b) {
+		if s, ok := wlreport.Section(name).(wlreport.SectionSummariser); ok {
+			r, err := s.SectionSummary(b.Sections[name])
+			if err != nil {
+				return nil, err
+			}
+			c.Summary = r
 		}
-		c.Summary = r
 	}
 	return c, nil
 }

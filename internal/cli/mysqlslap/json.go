@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"reflect"
 	"regexp"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/results/slapreport"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // frontEnd and workloadName are how the --json document names this
@@ -54,12 +53,12 @@ func (rec *RunRecord) add(label string, server *jsondoc.Server, results []Benchm
 	if server == nil {
 		server = serverInfo(nil)
 	}
-	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: compare.Server.String(), Server: server, Results: results})
+	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: target.Server.String(), Server: server, Results: results})
 }
 
 // describe names the kind of each recorded target and what ran there,
 // from the comparison's targets and outcomes (a failed target has none).
-func (rec *RunRecord) describe(targets []compare.Target, outcomes []compare.Outcome) {
+func (rec *RunRecord) describe(targets []target.Target, outcomes []target.Outcome) {
 	for i := range rec.Targets {
 		tr := &rec.Targets[i]
 		for _, t := range targets {
@@ -209,6 +208,7 @@ var optionValue = map[string]func(o *Options) any{
 		}
 		return o.workload.Name
 	},
+	"sweep-server-option": func(o *Options) any { return o.workload.Sweep },
 	"target": func(o *Options) any {
 		// --target=LABEL:server:...,password=P carries passwords.
 		ts := []string{}
@@ -239,14 +239,14 @@ func nonNil(s []string) []string {
 }
 
 // optionValues lists o by option name (the document's options). Options
-// bound to a variable of Options show it; the others come from
-// optionValue. Keying by the option table keeps the published names those
-// the user types, whatever the Go fields are called.
+// whose variable is a field of Options (optSpec.Recorded, said where the
+// table binds them) show it; the others come from optionValue. Keying by
+// the option table keeps the published names those the user types,
+// whatever the Go fields are called.
 func optionValues(o *Options) map[string]any {
 	c := *o
 	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
 	c = *o // building the table sets defaults; the pointers stay valid
-	inOptions := fieldAddresses(reflect.ValueOf(&c).Elem())
 	out := map[string]any{}
 	for _, spec := range table {
 		// As --help spells it: default-auth, not the table's default_auth.
@@ -258,37 +258,22 @@ func optionValues(o *Options) map[string]any {
 			out[name] = f(&c)
 			continue
 		}
+		if !spec.Recorded {
+			// Bound to scratch space: an option goslap refuses whenever
+			// it is given has no value to report.
+			continue
+		}
 		switch {
-		case spec.Bool != nil && inOptions[reflect.ValueOf(spec.Bool).Pointer()]:
+		case spec.Bool != nil:
 			out[name] = *spec.Bool
-		case spec.Uint32 != nil && inOptions[reflect.ValueOf(spec.Uint32).Pointer()]:
+		case spec.Uint32 != nil:
 			out[name] = *spec.Uint32
-		case spec.Uint64 != nil && inOptions[reflect.ValueOf(spec.Uint64).Pointer()]:
+		case spec.Uint64 != nil:
 			out[name] = *spec.Uint64
-		case spec.String != nil && inOptions[reflect.ValueOf(spec.String).Pointer()]:
+		case spec.String != nil:
 			out[name] = *spec.String
 		}
-		// Anything else is bound to scratch space: an option goslap
-		// refuses whenever it is given, so it has no value to report.
 	}
-	return out
-}
-
-// fieldAddresses is the address of every field of the struct v, nested
-// structs included.
-func fieldAddresses(v reflect.Value) map[uintptr]bool {
-	out := map[uintptr]bool{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Field(i)
-			out[f.Addr().Pointer()] = true
-			if f.Kind() == reflect.Struct {
-				walk(f)
-			}
-		}
-	}
-	walk(v)
 	return out
 }
 

@@ -26,21 +26,25 @@ func unsupported(name, why string) func(getopt.Setting) error {
 	}
 }
 
-// mysqlOnlyOptions returns the MySQL-only options bound to o.
-func mysqlOnlyOptions(o *Options) []*getopt.Option {
+// mysqlOnlyOptions returns the MySQL-only options bound to o, and those
+// among them goslap refuses whenever they are given (bound to scratch
+// space: they have no value to record).
+func mysqlOnlyOptions(o *Options) (rows []*getopt.Option, refused map[*getopt.Option]bool) {
 	var scratch struct {
 		s string
 		b bool
 		n uint32
 	}
+	refused = map[*getopt.Option]bool{}
+	refuse := func(opt *getopt.Option) *getopt.Option { refused[opt] = true; return opt }
 	str := func(name string, p *string, help string, hook func(getopt.Setting) error) *getopt.Option {
 		return &getopt.Option{Name: name, Arg: getopt.RequiredArg, Var: getopt.VarString, String: p, Help: help, Hook: hook}
 	}
 	rejectStr := func(name, help, why string) *getopt.Option {
-		return str(name, &scratch.s, help, unsupported(name, why))
+		return refuse(str(name, &scratch.s, help, unsupported(name, why)))
 	}
 	rejectBool := func(name, help, why string) *getopt.Option {
-		return &getopt.Option{Name: name, Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &scratch.b, Help: help, Hook: unsupported(name, why)}
+		return refuse(&getopt.Option{Name: name, Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &scratch.b, Help: help, Hook: unsupported(name, why)})
 	}
 	return []*getopt.Option{
 		str("sql-mode", &o.SQLMode, "Specify sql-mode to run mysqlslap tool.", func(getopt.Setting) error {
@@ -73,9 +77,9 @@ func mysqlOnlyOptions(o *Options) []*getopt.Option {
 				}
 				return nil
 			}),
-		{Name: "zstd-compression-level", Arg: getopt.RequiredArg, Var: getopt.VarUint32, Uint32: &scratch.n,
+		refuse(&getopt.Option{Name: "zstd-compression-level", Arg: getopt.RequiredArg, Var: getopt.VarUint32, Uint32: &scratch.n,
 			Help: "Use this compression level in the client/server protocol, in case --compression-algorithms=zstd.",
-			Hook: unsupported("zstd-compression-level", "the Go MySQL driver has no zstd compression")},
+			Hook: unsupported("zstd-compression-level", "the Go MySQL driver has no zstd compression")}),
 		str("tls-ciphersuites", &o.TLSCipherSuites, "TLS v1.3 cipher to use.", nil),
 		{Name: "enable-cleartext-plugin", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: &o.EnableCleartextPlugin,
 			Help: "Enable/disable the clear text authentication plugin."},
@@ -83,15 +87,15 @@ func mysqlOnlyOptions(o *Options) []*getopt.Option {
 		rejectStr("ssl-session-data", "Session data file to use to enable ssl session reuse.", "the Go MySQL driver cannot resume a saved TLS session"),
 		rejectBool("ssl-session-data-continue-on-failed-reuse", "If set to ON, this option will allow connection to succeed even if session data cannot be reused.", "the Go MySQL driver cannot resume a saved TLS session"),
 		rejectStr("tls-sni-servername", "The SNI server name to pass to server.", "the Go MySQL driver sets the TLS server name from --host"),
-		{Name: "password1", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for first factor authentication plugin.",
-			Hook: unsupported("password1", "multi-factor authentication is not available in the Go MySQL driver; use --password")},
-		{Name: "password2", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for second factor authentication plugin.",
-			Hook: unsupported("password2", "multi-factor authentication is not available in the Go MySQL driver")},
-		{Name: "password3", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for third factor authentication plugin.",
-			Hook: unsupported("password3", "multi-factor authentication is not available in the Go MySQL driver")},
+		refuse(&getopt.Option{Name: "password1", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for first factor authentication plugin.",
+			Hook: unsupported("password1", "multi-factor authentication is not available in the Go MySQL driver; use --password")}),
+		refuse(&getopt.Option{Name: "password2", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for second factor authentication plugin.",
+			Hook: unsupported("password2", "multi-factor authentication is not available in the Go MySQL driver")}),
+		refuse(&getopt.Option{Name: "password3", Arg: getopt.OptionalArg, Var: getopt.VarString, String: &scratch.s, Help: "Password for third factor authentication plugin.",
+			Hook: unsupported("password3", "multi-factor authentication is not available in the Go MySQL driver")}),
 		rejectStr("shared-memory-base-name", "Base name of shared memory.", "shared memory connections exist only on Windows"),
 		rejectStr("tls-kex", "TLS v1.3 key exchange groups.", "the Go MySQL driver does not expose TLS key exchange groups"),
 		rejectBool("force-pqc", "Force post-quantum cryptography.", "the Go MySQL driver does not expose TLS key exchange groups"),
 		rejectBool("use-pqc-sign", "Use post-quantum signatures.", "the Go MySQL driver does not expose TLS signature schemes"),
-	}
+	}, refused
 }

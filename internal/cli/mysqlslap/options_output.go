@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/outpath"
 )
 
@@ -33,7 +33,7 @@ func checkOutputFiles(o *Options) error {
 	}
 	if plot := o.Ext.Sandbox.Plot; plot != "" {
 		format := strings.ToLower(strings.TrimPrefix(filepath.Ext(plot), "."))
-		if !slices.Contains(compare.ChartFormats, format) {
+		if !slices.Contains(chart.Formats, format) {
 			return Exitf(1, "--plot=%s: the file name must end in %s", plot, chartExtensions())
 		}
 		if err := checkWritable(plot, true); err != nil {
@@ -110,8 +110,8 @@ func pathErr(path string, err error) error {
 
 // chartExtensions lists the --plot formats for messages: ".svg, .png or .pdf".
 func chartExtensions() string {
-	exts := make([]string, len(compare.ChartFormats))
-	for i, f := range compare.ChartFormats {
+	exts := make([]string, len(chart.Formats))
+	for i, f := range chart.Formats {
 		exts[i] = "." + f
 	}
 	if len(exts) < 2 {

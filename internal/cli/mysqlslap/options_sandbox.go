@@ -34,7 +34,7 @@ type SandboxOptions struct {
 	// --target=LABEL:sandbox[:BINARY][,NAME=VALUE]... or
 	// --target=LABEL:server[:HOST[:PORT]|:/SOCKET][,NAME=VALUE]..., repeatable:
 	// run the same benchmark against each target in turn and compare them
-	// (see compare.Target).
+	// (see target.Target).
 	Targets []string
 	// --plot=FILE: write queries/s (and p99 latency, when measured) against
 	// concurrency as a chart; FILE ends in .svg, .png or .pdf.

@@ -23,6 +23,12 @@ type optSpec struct {
 	// Variable returns the text shown in --help's variables table, or nil when
 	// the option is not listed there (help, version, password, csv, ...).
 	Variable func() string
+	// Recorded says, where the table is built, that the option's variable
+	// is a field of the Options it fills, which the --json document
+	// records as it is (optionValues) unless optionValue gives the value;
+	// options bound to scratch space (refused whenever given, or kept
+	// through a Hook) are not recorded by their variable.
+	Recorded bool
 }
 
 // parseState is the scratch space of one parse: the Options being filled plus
@@ -40,23 +46,25 @@ type parseState struct {
 func optionTable(st *parseState) []*optSpec {
 	o := st.opts
 	var t []*optSpec
-	add := func(sec optSection, opt *getopt.Option, show func() string) {
+	add := func(sec optSection, opt *getopt.Option, show func() string) *optSpec {
 		if sec != sectionMariaDB {
 			opt.ExactOnly = true
 		}
-		t = append(t, &optSpec{Option: opt, Section: sec, Variable: show})
+		spec := &optSpec{Option: opt, Section: sec, Variable: show}
+		t = append(t, spec)
+		return spec
 	}
 	boolOpt := func(name string, short byte, p *bool, help string) {
 		add(sectionMariaDB, &getopt.Option{Name: name, Short: short, Arg: getopt.NoArg, Var: getopt.VarBool, Bool: p, Help: help},
-			func() string { return boolText(*p) })
+			func() string { return boolText(*p) }).Recorded = true
 	}
 	u32 := func(name string, short byte, p *uint32, help string) {
 		add(sectionMariaDB, &getopt.Option{Name: name, Short: short, Arg: getopt.RequiredArg, Var: getopt.VarUint32, Uint32: p, Help: help},
-			func() string { return uintText(uint64(*p)) })
+			func() string { return uintText(uint64(*p)) }).Recorded = true
 	}
 	u64 := func(name string, short byte, p *uint64, help string) {
 		add(sectionMariaDB, &getopt.Option{Name: name, Short: short, Arg: getopt.RequiredArg, Var: getopt.VarUint64, Uint64: p, Help: help},
-			func() string { return uintText(*p) })
+			func() string { return uintText(*p) }).Recorded = true
 	}
 	// str registers a string option; hook may be nil. Strings that mysqlslap
 	// initialises (delimiter, create-schema, load-type) always show their value.
@@ -74,7 +82,7 @@ func optionTable(st *parseState) []*optSpec {
 					return "(No default value)"
 				}
 				return *p
-			})
+			}).Recorded = true
 	}
 	setFlag := func(flag *bool) func(getopt.Setting) error {
 		return func(getopt.Setting) error { *flag = true; return nil }
@@ -145,7 +153,7 @@ func optionTable(st *parseState) []*optSpec {
 				o.Protocol = "TCP"
 			}
 			return nil
-		}}, func() string { return uintText(uint64(o.Port)) })
+		}}, func() string { return uintText(uint64(o.Port)) }).Recorded = true
 	str("post-query", 0, &o.PostQuery, false, "Query to run or file containing query to execute after tests have completed.", setFlag(&o.PostQuerySet))
 	str("post-system", 0, &o.PostSystem, false, "system() string to execute after tests have completed.", nil)
 	str("pre-query", 0, &o.PreQuery, false, "Query to run or file containing query to execute before running tests.", setFlag(&o.PreQuerySet))
@@ -171,7 +179,7 @@ func optionTable(st *parseState) []*optSpec {
 	})
 	add(sectionMariaDB, &getopt.Option{Name: "ssl", Arg: getopt.OptionalArg, Var: getopt.VarBool, Bool: &o.SSL,
 		Help: "Enable SSL for connection (automatically enabled with other flags)."},
-		func() string { return boolText(o.SSL) })
+		func() string { return boolText(o.SSL) }).Recorded = true
 	str("ssl-ca", 0, &o.SSLCA, false, "CA file in PEM format (check OpenSSL docs, implies --ssl).", impliesSSL)
 	str("ssl-capath", 0, &o.SSLCAPath, false, "CA directory (check OpenSSL docs, implies --ssl).", impliesSSL)
 	str("ssl-cert", 0, &o.SSLCert, false, "X509 cert in PEM format (implies --ssl).", impliesSSL)
@@ -192,12 +200,16 @@ func optionTable(st *parseState) []*optSpec {
 			return &ExitError{Code: 0}
 		}}, nil)
 
-	for _, opt := range mysqlOnlyOptions(o) {
-		add(sectionMySQL, opt, nil)
+	mysqlOnly, refused := mysqlOnlyOptions(o)
+	for _, opt := range mysqlOnly {
+		add(sectionMySQL, opt, nil).Recorded = !refused[opt]
 	}
 	for _, opt := range append(safetyOptions(o), loadOptions(&o.Ext)...) {
-		add(sectionGoslap, opt, nil)
+		add(sectionGoslap, opt, nil).Recorded = true // bound to o and o.Ext
 	}
+	// --workload's rows keep their values through hooks (the workload's
+	// own are recorded by studyOptionValues, --workload and
+	// --sweep-server-option by optionValue).
 	for _, opt := range workloadOptions(&o.workload, t) {
 		add(sectionGoslap, opt, nil)
 	}

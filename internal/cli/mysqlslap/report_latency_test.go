@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // latencyResult is a result with fixed measurements for the golden files.
@@ -92,8 +92,8 @@ func TestJSONDocumentGolden(t *testing.T) {
 	rec := &RunRecord{StartedAt: started, Seed: 42}
 	rec.add("a", server, []BenchmarkResult{withBounds(latencyResult(false), started.Add(time.Second))})
 	rec.add("b", nil, []BenchmarkResult{withBounds(latencyResult(true), started.Add(5*time.Second))})
-	rec.describe([]compare.Target{{Label: "a", Kind: compare.Server, Socket: "/run/a.sock"}, {Label: "b", Kind: compare.Sandbox}},
-		[]compare.Outcome{{Target: compare.Target{Label: "b"}, Description: "sandbox: mariadbd  Ver 10.11.6-MariaDB"}})
+	rec.describe([]target.Target{{Label: "a", Kind: target.Server, Socket: "/run/a.sock"}, {Label: "b", Kind: target.Sandbox}},
+		[]target.Outcome{{Target: target.Target{Label: "b"}, Description: "sandbox: mariadbd  Ver 10.11.6-MariaDB"}})
 	doc, err := rec.document(o, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/goslap/goslap/internal/compare"
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/interrupt"
+	"github.com/goslap/goslap/internal/results/matrix"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // sandboxTargets is Validate's sandbox step: it reports option
@@ -16,7 +18,7 @@ import (
 // starts (a mistake must not cost a sandbox start-up) and returns the
 // targets of the run: one per --target, or --sandbox's alone; none
 // without either.
-func sandboxTargets(o *Options) ([]compare.Target, error) {
+func sandboxTargets(o *Options) ([]target.Target, error) {
 	s := &o.Ext.Sandbox
 	if len(s.ServerOptions) > 0 && !s.Active() {
 		return nil, Exitf(1, "--sandbox-option needs --sandbox or a --target=LABEL:sandbox")
@@ -30,13 +32,13 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 		}
 	}
 	// The sandbox confinement rule, before anything starts.
-	if err := compare.CheckSandboxOptions(s.ServerOptions, compare.Target{}); err != nil {
+	if err := target.CheckSandboxOptions(s.ServerOptions, target.Target{}); err != nil {
 		return nil, exitWith(err)
 	}
-	var targets []compare.Target
+	var targets []target.Target
 	defaultUsed := false
 	for _, spec := range s.Targets {
-		t, err := compare.ParseTarget(spec)
+		t, err := target.ParseTarget(spec)
 		if err != nil {
 			return nil, Exitf(1, "--target: %v", err)
 		}
@@ -45,10 +47,10 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 				return nil, Exitf(1, "--target %s: server option %q is not NAME=VALUE", t.Label, opt)
 			}
 		}
-		if err := compare.CheckSandboxOptions(nil, t); err != nil {
+		if err := target.CheckSandboxOptions(nil, t); err != nil {
 			return nil, Exitf(1, "--target %s: %v", t.Label, err)
 		}
-		defaultUsed = defaultUsed || (t.Kind == compare.Sandbox && t.Binary == "")
+		defaultUsed = defaultUsed || (t.Kind == target.Sandbox && t.Binary == "")
 		targets = append(targets, t)
 	}
 	// With --target, --sandbox=BINARY only names the binary of sandbox
@@ -66,7 +68,7 @@ func sandboxTargets(o *Options) ([]compare.Target, error) {
 		if s.Sandbox != "" {
 			label = filepath.Base(s.Sandbox)
 		}
-		targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
+		targets = []target.Target{{Label: label, Kind: target.Sandbox}}
 	}
 	return targets, nil
 }
@@ -85,7 +87,7 @@ var serverOption = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(=.*)?$`)
 // ExitError with status 130. Further signals are ignored until the clean-up
 // (bounded by the server's shutdown) is done — unlike RunWithSignals, which
 // exits at once on a second signal, because a sandbox must not outlive us.
-func RunTargets(c *Config, out Output) ([]compare.Outcome, error) {
+func RunTargets(c *Config, out Output) ([]target.Outcome, error) {
 	w := interrupt.Start(ProgName, out.Stderr)
 	defer w.Stop()
 	w.Patient(interrupt.SandboxPatience)
@@ -95,15 +97,15 @@ func RunTargets(c *Config, out Output) ([]compare.Outcome, error) {
 // RunTargetsContext is RunTargets without signal handling: cancelling ctx
 // has the effect of Ctrl-C. tempDir is the parent of the sandboxes'
 // directories ("" for the system default; tests pass their own).
-func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir string) ([]compare.Outcome, error) {
+func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir string) ([]target.Outcome, error) {
 	o, s := c.Options, &c.Options.Ext.Sandbox
 	comparing, targets := len(s.Targets) > 0, c.Targets
-	cfg := compare.Config{
+	cfg := target.Config{
 		DefaultBinary:  s.Sandbox,
 		SandboxOptions: s.ServerOptions,
 		Base:           endpointOf(o),
 		TempDir:        tempDir,
-		Bench: func(ctx context.Context, label string, ep compare.Endpoint) ([]compare.Point, error) {
+		Bench: func(ctx context.Context, label string, ep target.Endpoint) ([]matrix.Point, error) {
 			if comparing && !c.Silent {
 				fmt.Fprintf(out.Stdout, "Target: %s\n", label)
 			}
@@ -116,7 +118,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 	if o.Verbose > 0 {
 		// Which system-table SQL, messages and plugins each sandbox uses:
 		// the first thing to look at when two releases behave differently.
-		cfg.Start = compare.DescribingStarter(func(_, line string) {
+		cfg.Start = target.DescribingStarter(func(_, line string) {
 			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
 		})
 	}
@@ -129,7 +131,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 			}
 		}
 	}
-	outcomes, err := compare.Run(ctx, targets, cfg)
+	outcomes, err := target.Run(ctx, targets, cfg)
 	if out.Record != nil {
 		out.Record.describe(targets, outcomes)
 	}
@@ -140,12 +142,12 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 		if !c.Silent {
 			fmt.Fprintln(out.Stdout)
 		}
-		if err := compare.WriteTable(out.Stdout, outcomes); err != nil {
+		if err := matrix.WriteTable(out.Stdout, target.Columns(outcomes)); err != nil {
 			return outcomes, Exitf(1, "writing the comparison: %v", err)
 		}
 	}
 	if s.Plot != "" {
-		if err := compare.WriteChartFile(s.Plot, outcomes); err != nil {
+		if err := chart.WriteFile(s.Plot, target.Columns(outcomes)); err != nil {
 			return outcomes, Exitf(1, "--plot: %v", err)
 		}
 	}
@@ -159,7 +161,7 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 	if ctx.Err() != nil {
 		return errInterruptedExit()
 	}
-	var te *compare.TargetError
+	var te *target.TargetError
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if !comparing || !errors.As(err, &te) {
@@ -180,8 +182,8 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 // PlotRun writes the --plot chart of a plain run (no sandbox, no targets):
 // one line per engine, labelled with the server's address.
 func PlotRun(path string, o *Options, results []BenchmarkResult) error {
-	outcome := compare.Outcome{Target: compare.Target{Label: serverLabel(o), Kind: compare.Server}, Points: ComparePoints(results)}
-	if err := compare.WriteChartFile(path, []compare.Outcome{outcome}); err != nil {
+	outcome := target.Outcome{Target: target.Target{Label: serverLabel(o), Kind: target.Server}, Points: ComparePoints(results)}
+	if err := chart.WriteFile(path, target.Columns([]target.Outcome{outcome})); err != nil {
 		return Exitf(1, "--plot: %v", err)
 	}
 	return nil
@@ -207,15 +209,15 @@ func serverLabel(o *Options) string {
 // than 1 ms then gives 0 (unknown). The seconds column is the exact mean of
 // the whole-millisecond iteration times mysqlslap reports; P99 is the
 // runner's 99th percentile query latency (0 when not measured).
-func ComparePoints(results []BenchmarkResult) []compare.Point {
-	pts := make([]compare.Point, 0, len(results))
+func ComparePoints(results []BenchmarkResult) []matrix.Point {
+	pts := make([]matrix.Point, 0, len(results))
 	for i := range results {
 		r := &results[i]
 		var sum int64
 		for _, ms := range r.IterationMillis {
 			sum += ms
 		}
-		p := compare.Point{Concurrency: r.Concurrency, Iterations: len(r.IterationMillis)}
+		p := matrix.Point{Concurrency: r.Concurrency, Iterations: len(r.IterationMillis)}
 		if r.HasEngine {
 			p.Engine = r.Engine
 		}
@@ -235,13 +237,13 @@ func ComparePoints(results []BenchmarkResult) []compare.Point {
 }
 
 // endpointOf is the command line's connection, the base of server targets.
-func endpointOf(o *Options) compare.Endpoint {
-	return compare.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
+func endpointOf(o *Options) target.Endpoint {
+	return target.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
 		User: o.User, Password: o.Password, PasswordSet: o.PasswordSet}
 }
 
 // connectingTo is a copy of c whose options connect to ep (optionsFor).
-func (c *Config) connectingTo(ep compare.Endpoint) *Config {
+func (c *Config) connectingTo(ep target.Endpoint) *Config {
 	t := *c
 	t.Options = optionsFor(c.Options, ep)
 	return &t
@@ -251,7 +253,7 @@ func (c *Config) connectingTo(ep compare.Endpoint) *Config {
 // connection and TLS option of the command line (and option files) is
 // replaced: the benchmark can only reach the sandbox's socket, as root
 // without a password and without TLS (a sandbox has no certificates).
-func optionsFor(o *Options, ep compare.Endpoint) *Options {
+func optionsFor(o *Options, ep target.Endpoint) *Options {
 	c := *o
 	c.Host, c.Port, c.Socket = ep.Host, uint32(ep.Port), ep.Socket
 	c.User, c.Password, c.PasswordSet = ep.User, ep.Password, ep.PasswordSet

@@ -4,23 +4,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/results/matrix"
+	"github.com/goslap/goslap/internal/target"
 )
 
 func TestComparePoints(t *testing.T) {
 	tests := []struct {
 		name string
 		r    BenchmarkResult
-		want compare.Point
+		want matrix.Point
 	}{
 		{name: "measured", r: BenchmarkResult{Engine: "innodb", HasEngine: true, Concurrency: 4, QueriesPerClient: 50,
 			IterationMillis: []int64{100, 300}, Measurements: Measurements{Executed: 400, Seconds: 0.4, QPS: 1000, Latency: latency.Percentiles{P99: 2500}}},
-			want: compare.Point{Engine: "innodb", Concurrency: 4, Iterations: 2, AvgSeconds: 0.2, QPS: 1000, P99Millis: 2.5}},
+			want: matrix.Point{Engine: "innodb", Concurrency: 4, Iterations: 2, AvgSeconds: 0.2, QPS: 1000, P99Millis: 2.5}},
 		{name: "approximated without measurements", r: BenchmarkResult{Engine: "x", Concurrency: 4, QueriesPerClient: 50, IterationMillis: []int64{100, 300}},
-			want: compare.Point{Concurrency: 4, Iterations: 2, AvgSeconds: 0.2, QPS: 1000}},
+			want: matrix.Point{Concurrency: 4, Iterations: 2, AvgSeconds: 0.2, QPS: 1000}},
 		{name: "sub-millisecond iterations are unknown", r: BenchmarkResult{Concurrency: 1, QueriesPerClient: 10, IterationMillis: []int64{0}},
-			want: compare.Point{Concurrency: 1, Iterations: 1}},
+			want: matrix.Point{Concurrency: 1, Iterations: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +39,7 @@ func TestOptionsForSandboxIgnoresConnectionOptions(t *testing.T) {
 	o := &Options{Host: "prod.example", Port: 3307, Socket: "/run/mysqld/mysqld.sock", Protocol: "TCP",
 		User: "app", Password: "secret", PasswordSet: true, SSL: true, SSLCA: "/ca.pem", SSLMode: "VERIFY_IDENTITY",
 		DefaultAuth: "caching_sha2_password", Iterations: 3, Concurrency: "10,50"}
-	sb := optionsFor(o, compare.Endpoint{Socket: "/tmp/gs/mysqld.sock", Port: 40000, User: "root", PasswordSet: true, Sandbox: true})
+	sb := optionsFor(o, target.Endpoint{Socket: "/tmp/gs/mysqld.sock", Port: 40000, User: "root", PasswordSet: true, Sandbox: true})
 	network, addr := transport(sb)
 	if network != "unix" || addr != "/tmp/gs/mysqld.sock" {
 		t.Errorf("sandbox transport %s %s, want unix /tmp/gs/mysqld.sock", network, addr)
@@ -49,7 +50,7 @@ func TestOptionsForSandboxIgnoresConnectionOptions(t *testing.T) {
 	if sb.Iterations != 3 || sb.Concurrency != "10,50" || o.Host != "prod.example" {
 		t.Error("benchmark options not kept, or the original modified")
 	}
-	srv := optionsFor(o, compare.Endpoint{Host: "db2", Port: 3308, User: "app", Password: "secret", PasswordSet: true})
+	srv := optionsFor(o, target.Endpoint{Host: "db2", Port: 3308, User: "app", Password: "secret", PasswordSet: true})
 	if network, addr := transport(srv); network != "tcp" || addr != "db2:3308" || !srv.SSL {
 		t.Errorf("server target transport %s %s (ssl %v), want tcp db2:3308 with the command line's TLS", network, addr, srv.SSL)
 	}

@@ -18,15 +18,16 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
+	_ "github.com/goslap/goslap/internal/workload/all"     // every workload --workload names
 	"github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
-	"github.com/goslap/goslap/internal/workload/oltp"      // the sysbench OLTP workloads, and their interval line
-	"github.com/goslap/goslap/internal/workload/tpcc"
+	"github.com/goslap/goslap/internal/workload/oltp"      // the interval line of workloads without their own
+	wlreport "github.com/goslap/goslap/internal/workload/report"
 )
 
 // mysqlslapWorkload is --workload's name for mysqlslap's own load (the
@@ -289,7 +290,7 @@ func runWorkload(c *Config, env Env) int {
 // names the tables a forced exit may leave.
 func watchStudy(watch *interrupt.Watch, cfg *orchestrator.Config) {
 	for _, t := range cfg.Targets {
-		if t.Kind == compare.Sandbox {
+		if t.Kind == target.Sandbox {
 			watch.Patient(interrupt.SandboxPatience)
 			return
 		}
@@ -436,7 +437,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		// The workload's own defaults (sysbench 1.0: 10 s; 0.4/0.5: 10000
 		// events), else 10 s.
 		cfg.Duration, defaultTime = 10*time.Second, true
-		if d, ok := settings.(interface{ StopDefaults() (int64, float64) }); ok {
+		if d, ok := settings.(workload.StopDefaulter); ok {
 			events, seconds := d.StopDefaults()
 			cfg.Events, cfg.Duration = uint64(events), time.Duration(seconds*float64(time.Second))
 		}
@@ -462,7 +463,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.Table = sb.Plot != ""
 	cfg.Base = endpointOf(o)
 	cfg.InitCommand = o.InitCommand
-	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
+	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {
 		return DriverConfig(optionsFor(o, ep), schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
@@ -487,7 +488,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		live = env.Stderr
 	}
 	if cfg.ReportInterval > 0 {
-		cfg.Observer.Interval = intervalPrinter(w.Name, cfg.ReportInterval, live)
+		cfg.Observer.Interval = intervalPrinter(wl, cfg.ReportInterval, live)
 	} else if f := progressTerminal(c, env.Stderr); f != nil {
 		showProgress(cfg, f)
 	}
@@ -641,11 +642,12 @@ func parseInterval(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// intervalPrinter prints the workload's interval line: tpcc-mysql's for
-// TPC-C, sysbench 1.0's (95th percentile) for the others.
-func intervalPrinter(name string, every time.Duration, w io.Writer) func(results.Interval) {
-	if name == tpcc.Name {
-		return func(iv results.Interval) { fmt.Fprint(w, tpcc.IntervalLine(iv, every)) }
+// intervalPrinter prints the workload's interval line (wlreport.IntervalLiner:
+// tpcc-mysql's for TPC-C, sysbench 1.0's for OLTP), sysbench 1.0's (95th
+// percentile) for the others.
+func intervalPrinter(wl workload.Workload, every time.Duration, w io.Writer) func(results.Interval) {
+	if l, ok := wl.(wlreport.IntervalLiner); ok {
+		return func(iv results.Interval) { fmt.Fprint(w, l.IntervalLine(iv, every)) }
 	}
 	return func(iv results.Interval) { fmt.Fprint(w, oltp.IntervalLine(iv, 95)) }
 }

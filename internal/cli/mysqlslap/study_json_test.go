@@ -14,6 +14,8 @@ import (
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/sandbox/servertest"
+	"github.com/goslap/goslap/internal/workload/oltp"
+	"github.com/goslap/goslap/internal/workload/tpcc"
 )
 
 // roundTrip decodes data as the document, checks that it is all of data,
@@ -116,8 +118,10 @@ func TestWorkloadJSON(t *testing.T) {
 		if b.Target != "server" || b.Workload != "oltp_read_write" || b.Concurrency != 3+i || len(b.Iterations) != 1 {
 			t.Errorf("benchmark %d: target %q, workload %q, concurrency %d, %d iterations", i, b.Target, b.Workload, b.Concurrency, len(b.Iterations))
 		}
-		if want := (jsondoc.OLTP{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 300}); b.OLTP == nil || *b.OLTP != want {
-			t.Errorf("benchmark %d: oltp %+v, want %+v", i, b.OLTP, want)
+		var got oltp.Section
+		has, err := b.Section(oltp.SectionName, &got)
+		if want := (oltp.Section{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 300}); !has || err != nil || got != want {
+			t.Errorf("benchmark %d: oltp %+v (%v), want %+v", i, got, err, want)
 		}
 		checkFigures(t, b)
 	}
@@ -153,8 +157,10 @@ func TestWorkloadJSONTPCC(t *testing.T) {
 	if doc.Options["warehouses"] != float64(1) || doc.Options["tpcc-foreign-keys"] != false {
 		t.Errorf("options warehouses %#v, tpcc-foreign-keys %#v", doc.Options["warehouses"], doc.Options["tpcc-foreign-keys"])
 	}
-	tp := b.TPCC
-	if tp == nil || tp.Warehouses != 1 || len(tp.Transactions) != 5 || len(b.Ops) != 5 {
+	var section tpcc.Section
+	has, err := b.Section(tpcc.SectionName, &section)
+	tp := &section
+	if !has || err != nil || tp.Warehouses != 1 || len(tp.Transactions) != 5 || len(b.Ops) != 5 {
 		t.Fatalf("tpcc %+v, %d ops", tp, len(b.Ops))
 	}
 	for i, tx := range tp.Transactions {

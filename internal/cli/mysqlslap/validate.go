@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/shard"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -33,7 +33,7 @@ type Config struct {
 
 	// Targets are the sandboxes and servers of a --sandbox or --target
 	// run, in order; nil for a plain run.
-	Targets []compare.Target
+	Targets []target.Target
 
 	// Workload is the study of a --workload run (nil for mysqlslap's
 	// load); DefaultStop says its stop rule is the workload's default.

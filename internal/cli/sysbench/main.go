@@ -12,13 +12,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/interrupt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
@@ -134,7 +134,7 @@ func watchCommand(w *interrupt.Watch, c *Config) {
 		return
 	}
 	for _, spec := range c.Extras.Targets {
-		if t, err := compare.ParseTarget(spec); err == nil && t.Kind == compare.Sandbox {
+		if t, err := target.ParseTarget(spec); err == nil && t.Kind == target.Sandbox {
 			w.Patient(interrupt.SandboxPatience)
 			return
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/results"
+	"github.com/goslap/goslap/internal/target"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/internal/workload/oltp"
 )
@@ -81,7 +81,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		cfg.Clients = []int{c.Threads}
 	}
 	for _, spec := range e.Targets {
-		t, err := compare.ParseTarget(spec)
+		t, err := target.ParseTarget(spec)
 		if err != nil {
 			return fatalf("--target: %v", err)
 		}
@@ -92,12 +92,12 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 		if e.Sandbox != "" {
 			label = filepath.Base(e.Sandbox)
 		}
-		cfg.Targets = []compare.Target{{Label: label, Kind: compare.Sandbox}}
+		cfg.Targets = []target.Target{{Label: label, Kind: target.Sandbox}}
 	}
 	sandboxes, servers := false, 0
 	for _, t := range cfg.Targets {
-		sandboxes = sandboxes || t.Kind == compare.Sandbox
-		if t.Kind != compare.Sandbox {
+		sandboxes = sandboxes || t.Kind == target.Sandbox
+		if t.Kind != target.Sandbox {
 			servers++
 		}
 	}
@@ -115,7 +115,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	default:
 		cfg.Phase = orchestrator.Phase(c.Command)
 	}
-	cfg.Driver = func(ep compare.Endpoint, schema string) (*mysql.Config, error) {
+	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {
 		d := base.Clone()
 		d.DBName = schema
 		switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/sandbox/servertest"
+	"github.com/goslap/goslap/internal/workload/oltp"
 )
 
 // TestExtrasOnAServerTarget: --target, --iterations, --latency and --plot
@@ -96,10 +97,12 @@ func TestJSON(t *testing.T) {
 		t.Fatalf("%d benchmarks, want 2", len(doc.Benchmarks))
 	}
 	for i, b := range doc.Benchmarks {
-		want := jsondoc.OLTP{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 400}
-		if b.Concurrency != 3+i || b.Workload != "oltp_read_only" || b.OLTP == nil || *b.OLTP != want ||
+		want := oltp.Section{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 400}
+		var got oltp.Section
+		has, err := b.Section(oltp.SectionName, &got)
+		if b.Concurrency != 3+i || b.Workload != "oltp_read_only" || !has || err != nil || got != want ||
 			b.Figures == nil || b.Figures.Transactions == 0 || b.Figures.Writes != 0 || b.Figures.Reads == 0 {
-			t.Errorf("benchmark %d: %+v, oltp %+v, figures %+v", i, b, b.OLTP, b.Figures)
+			t.Errorf("benchmark %d: %+v, oltp %+v (%v), figures %+v", i, b, got, err, b.Figures)
 		}
 	}
 

@@ -142,12 +142,16 @@ type Benchmark struct {
 	// Rate is present for paced (--rate) benchmarks.
 	Rate *Rate `json:"rate,omitempty"`
 
-	// Point, Figures, OLTP and TPCC describe a registered workload's
-	// benchmark (--workload, goslap sysbench); mysqlslap's have none.
+	// Point and Figures describe a registered workload's benchmark
+	// (--workload, goslap sysbench); mysqlslap's have none.
 	Point   *Point   `json:"point,omitempty"`
 	Figures *Figures `json:"figures,omitempty"`
-	OLTP    *OLTP    `json:"oltp,omitempty"`
-	TPCC    *TPCC    `json:"tpcc,omitempty"`
+	// Sections are the workloads' own parts of the benchmark, each a JSON
+	// object under its section's name ("oltp": the dialect, distribution
+	// and tables; "tpcc": tpcc-mysql's report), written after Figures in
+	// name order (section.go). This package knows none of them: a workload
+	// writes and reads its own (internal/workload/report).
+	Sections map[string]json.RawMessage `json:"-"`
 
 	// Server is what the server and its host did over the measured
 	// iterations (absent with --skip-server-metrics); Intervals every

@@ -45,41 +45,11 @@ type Figures struct {
 	StoppedBy []string `json:"stopped_by"`
 }
 
-// OLTP describes a sysbench OLTP benchmark.
-type OLTP struct {
-	Dialect      string `json:"dialect"` // 1.0, 0.5 or 0.4
-	Distribution string `json:"distribution"`
-	Tables       int64  `json:"tables"`
-	TableSize    int64  `json:"table_size"` // rows per table
-}
-
-// TPCC is tpcc-mysql's report of a TPC-C benchmark over its iterations.
-type TPCC struct {
-	Warehouses int64 `json:"warehouses"`
-	// TpmC is New-Orders completed per minute of WindowSeconds.
-	TpmC          float64 `json:"tpmc"`
-	WindowSeconds float64 `json:"window_seconds"`
-	// Transactions are the five types in tpcc-mysql's order.
-	Transactions []TPCCTransaction `json:"transactions"`
-}
-
-// TPCCTransaction is one transaction type's counts (tpcc-mysql's sc, lt,
-// rt, fl) and elapsed-time percentiles.
-type TPCCTransaction struct {
-	Name     string              `json:"name"`
-	OnTime   uint64              `json:"on_time"`
-	Late     uint64              `json:"late"`
-	Retries  uint64              `json:"retries"`
-	Failures uint64              `json:"failures"`
-	Latency  latency.Percentiles `json:"latency"`
-	P90Micro int64               `json:"p90_us"`
-}
-
 // FromBenchmarks converts the iterations of one point of a registered
 // workload's matrix (same target, engine, size and concurrency) into a
 // document benchmark. Executed counts the workload's events (the sum of
 // its ops, what an event limit counts and merge adds up), QPS is events
-// per second; the statements are in Figures. Point, Rate, OLTP and TPCC
+// per second; the statements are in Figures. Point, Rate and Sections
 // are the caller's to fill.
 func FromBenchmarks(bs []*results.Benchmark, engine string, clients int) (Benchmark, error) {
 	b := Benchmark{Engine: engine, Concurrency: clients, Iterations: []Iteration{}, ErrorsByCode: []latency.ErrorCount{}, Ops: []Op{}}

@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -68,9 +69,10 @@ func TestFromBenchmarks(t *testing.T) {
 
 	// The workload parts survive the round trip.
 	b.Point = &Point{EngineOptions: "ROW_FORMAT=COMPRESSED", Scale: 500000, ScaleName: "table size", ServerOption: "innodb_buffer_pool_size=64M"}
-	b.OLTP = &OLTP{Dialect: "1.0", Distribution: "special", Tables: 2, TableSize: 500000}
-	b.TPCC = &TPCC{Warehouses: 2, TpmC: 1234.5, WindowSeconds: 6, Transactions: []TPCCTransaction{
-		{Name: "New-Order", OnTime: 10, Late: 1, Retries: 2, Failures: 0, Latency: latency.Percentiles{Count: 11, P50: 5}, P90Micro: 9}}}
+	b.Sections = map[string]json.RawMessage{
+		"oltp": json.RawMessage(`{"dialect":"1.0","distribution":"special","tables":2,"table_size":500000}`),
+		"tpcc": json.RawMessage(`{"warehouses":2,"tpmc":1234.5,"transactions":[{"name":"New-Order","on_time":10}]}`),
+	}
 	d := New("mysqlslap", "0.1.0", t0, 7)
 	d.Benchmarks = append(d.Benchmarks, b)
 	var buf bytes.Buffer

@@ -803,3 +803,8 @@ func (w *Workload) ReportCumulative(st Stat) error {
 	_, err := w.main.call("sysbench.hooks.report_cumulative", f, w.main.statTable(st, true))
 	return err
 }
+
+// ScaleOption is the size option of the sysbench scripts that declare one
+// (table_size, as --table-size), which a study sweeps (workload.Scaler);
+// a script without it has no size axis.
+func (s *Settings) ScaleOption() (option, label string) { return "table-size", "table size" }

@@ -8,6 +8,7 @@ package oltp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,8 +16,9 @@ import (
 
 	"github.com/goslap/goslap/internal/ownership"
 	"github.com/goslap/goslap/internal/prefill"
-	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 var _ workload.Workload = (*Workload)(nil)
@@ -376,11 +378,30 @@ func layout(dialect string) ownership.Layout {
 	}
 }
 
-// FillJSON records in a --json benchmark at p what reading its figures
-// needs: the dialect, the id distribution and the tables' size.
-func (w *Workload) FillJSON(b *jsondoc.Benchmark, p workload.Point) {
-	b.OLTP = &jsondoc.OLTP{Dialect: w.cfg.dialect, Distribution: w.cfg.dist.kind,
-		Tables: int64(len(w.TableNames())), TableSize: w.tableSize(p.Scale)}
+// SectionName is the name of the OLTP workloads' section in a --json
+// benchmark.
+const SectionName = "oltp"
+
+// Section describes a sysbench OLTP benchmark in the --json document.
+type Section struct {
+	Dialect      string `json:"dialect"` // 1.0, 0.5 or 0.4
+	Distribution string `json:"distribution"`
+	Tables       int64  `json:"tables"`
+	TableSize    int64  `json:"table_size"` // rows per table
+}
+
+// PointSection records in a --json benchmark at p what reading its
+// figures needs: the dialect, the id distribution and the tables' size
+// (report.PointSectioner).
+func (w *Workload) PointSection(p workload.Point) (string, json.RawMessage, error) {
+	return report.Marshal(SectionName, Section{Dialect: w.cfg.dialect, Distribution: w.cfg.dist.kind,
+		Tables: int64(len(w.TableNames())), TableSize: w.tableSize(p.Scale)})
+}
+
+// IntervalLine is sysbench 1.0's live line with its 95th percentile
+// (report.IntervalLiner).
+func (w *Workload) IntervalLine(iv results.Interval, _ time.Duration) string {
+	return IntervalLine(iv, 95)
 }
 
 // CompareMetric is what studies of the dialect compare on: transactions

@@ -10,7 +10,6 @@ import (
 
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results"
-	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/workload"
 )
 
@@ -216,32 +215,6 @@ func (w *Workload) CellSummary(p workload.Point, bs []*results.Benchmark, states
 type CellReport struct {
 	Report
 	Warehouses int64
-}
-
-// CellReportFromJSON is the report FillJSON recorded (of a merged run:
-// the shards' counts summed, percentiles from their merged histograms).
-func CellReportFromJSON(t *jsondoc.TPCC) (CellReport, error) {
-	c := CellReport{Warehouses: t.Warehouses, Report: Report{Window: time.Duration(t.WindowSeconds * float64(time.Second))}}
-	if len(t.Transactions) != numTx {
-		return c, fmt.Errorf("tpcc report: %d transactions, want the %d of TPC-C", len(t.Transactions), numTx)
-	}
-	for i, x := range t.Transactions {
-		if x.Name != OpNames[i] {
-			return c, fmt.Errorf("tpcc report: transaction %d is %q, want %q", i, x.Name, OpNames[i])
-		}
-		c.Tx[i] = TxResult{OnTime: x.OnTime, Late: x.Late, Retries: x.Retries, Failures: x.Failures, Latency: x.Latency, P90: x.P90Micro}
-	}
-	return c, nil
-}
-
-// FillJSON records the report in a --json benchmark.
-func (c CellReport) FillJSON(b *jsondoc.Benchmark) {
-	t := &jsondoc.TPCC{Warehouses: c.Warehouses, TpmC: c.TpmC(), WindowSeconds: c.Window.Seconds()}
-	for i, tx := range c.Tx {
-		t.Transactions = append(t.Transactions, jsondoc.TPCCTransaction{Name: OpNames[i], OnTime: tx.OnTime, Late: tx.Late,
-			Retries: tx.Retries, Failures: tx.Failures, Latency: tx.Latency, P90Micro: tx.P90})
-	}
-	b.TPCC = t
 }
 
 // IntervalLine is tpcc-mysql's interval line: seconds into the measured

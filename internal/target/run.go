@@ -1,9 +1,10 @@
-package compare
+package target
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/goslap/goslap/internal/results/matrix"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -23,35 +24,10 @@ type Endpoint struct {
 	PID         int  // a sandbox's server process (its CPU and IO figures)
 }
 
-// Point is one cell of the benchmark matrix for one target: one engine at
-// one concurrency level, over all iterations.
-type Point struct {
-	Engine      string  // "" when no --engine was given
-	Concurrency int     // clients
-	Iterations  int     // how many iterations the averages are over
-	AvgSeconds  float64 // average wall time of an iteration
-	QPS         float64 // queries per second (see internal/cli/mysqlslap for how it is computed)
-	P99Millis   float64 // 99th percentile statement latency; 0 when unknown
-	// A study's other swept dimensions (internal/orchestrator): the data size
-	// (rows per table, warehouses; 0 = not swept) and the server option
-	// set for this point ("innodb_buffer_pool_size=64M"; "" = none).
-	Size    int64
-	Setting string
-	// Study figures (internal/orchestrator), 0 when unknown: the study's
-	// metric (ChartLabels.Metric) and latency percentile
-	// (ChartLabels.Latency), each with its 95 % interval over the rounds
-	// (Low = High = the figure with one round), and for a target after the
-	// first its ratio of the metric to the first target's at the same
-	// point, paired by round, with its interval.
-	Metric, MetricLow, MetricHigh    float64
-	Latency, LatencyLow, LatencyHigh float64
-	Ratio, RatioLow, RatioHigh       float64
-}
-
 // BenchFunc runs the whole benchmark matrix once against ep and returns its
 // points. The label is the target's, for output headings. It should give up
 // when ctx is cancelled; Run also stops a sandbox under it when that happens.
-type BenchFunc func(ctx context.Context, label string, ep Endpoint) ([]Point, error)
+type BenchFunc func(ctx context.Context, label string, ep Endpoint) ([]matrix.Point, error)
 
 // Config is how Run runs targets.
 type Config struct {
@@ -84,7 +60,22 @@ type Config struct {
 type Outcome struct {
 	Target      Target
 	Description string // what ran: "sandbox: mariadbd  Ver 10.11.x-MariaDB ..." or "server 127.0.0.1:3306"
-	Points      []Point
+	Points      []matrix.Point
+}
+
+// Column is the outcome as the reporters (internal/results/matrix's table,
+// internal/chart) read it.
+func (o Outcome) Column() matrix.Column {
+	return matrix.Column{Label: o.Target.Label, Description: o.Description, Points: o.Points}
+}
+
+// Columns are the outcomes' Columns, in order.
+func Columns(outcomes []Outcome) []matrix.Column {
+	cols := make([]matrix.Column, len(outcomes))
+	for i, o := range outcomes {
+		cols[i] = o.Column()
+	}
+	return cols
 }
 
 // Run runs the benchmark against each target in turn, never two at once.
@@ -260,9 +251,9 @@ func Open(ctx context.Context, t Target, binary string, cfg Config) (o Outcome, 
 // sandbox under a benchmark that does not watch ctx itself (its connections
 // then fail and it returns). A panic in the benchmark becomes an error, so
 // the caller's deferred Stop still runs.
-func bench(ctx context.Context, label string, ep Endpoint, cfg Config, stop func() error) ([]Point, error) {
+func bench(ctx context.Context, label string, ep Endpoint, cfg Config, stop func() error) ([]matrix.Point, error) {
 	type result struct {
-		points []Point
+		points []matrix.Point
 		err    error
 	}
 	done := make(chan result, 1)

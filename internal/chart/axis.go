@@ -1,6 +1,7 @@
-package compare
+package chart
 
 import (
+	"github.com/goslap/goslap/internal/results/matrix"
 	"math"
 	"slices"
 	"strconv"
@@ -15,14 +16,14 @@ type Axis int
 const (
 	// AxisConcurrency is clients (mysqlslap's -c, sysbench's --threads).
 	AxisConcurrency Axis = iota
-	// AxisSize is Point.Size: rows per table, warehouses.
+	// AxisSize is matrix.Point.Size: rows per table, warehouses.
 	AxisSize
-	// AxisSetting is Point.Setting: a server option's value.
+	// AxisSetting is matrix.Point.Setting: a server option's value.
 	AxisSetting
 )
 
 // text is a point's position on the axis as its tick label.
-func (a Axis) text(p Point) string {
+func (a Axis) text(p matrix.Point) string {
 	switch a {
 	case AxisSize:
 		return strconv.FormatInt(p.Size, 10)
@@ -66,7 +67,7 @@ func (a Axis) titleSuffix() string {
 // number it reads as (with K/M/G suffixes, as server options and table
 // sizes are written), or, when one does not read as a number, the order
 // of first appearance. logScale says the values grow geometrically.
-func (a Axis) positions(series []Series) (xOf func(Point) float64, logScale bool) {
+func (a Axis) positions(series []Series) (xOf func(matrix.Point) float64, logScale bool) {
 	var texts []string
 	for _, s := range series {
 		for _, p := range s.Points {
@@ -95,7 +96,7 @@ func (a Axis) positions(series []Series) (xOf func(Point) float64, logScale bool
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	logScale = numeric && len(pos) > 1 && hi/lo > 10
-	return func(p Point) float64 { return pos[a.text(p)] }, logScale
+	return func(p matrix.Point) float64 { return pos[a.text(p)] }, logScale
 }
 
 // readNumber reads "128M", "1G", "500K", "64".
@@ -119,7 +120,7 @@ func readNumber(t string) (float64, bool) {
 }
 
 // axisTicks labels the x values in use with their texts.
-func axisTicks(a Axis, xOf func(Point) float64, plotted []Point) plot.ConstantTicks {
+func axisTicks(a Axis, xOf func(matrix.Point) float64, plotted []matrix.Point) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	seen := map[float64]bool{}
 	for _, p := range plotted {
@@ -144,7 +145,7 @@ func axisTicks(a Axis, xOf func(Point) float64, plotted []Point) plot.ConstantTi
 // BuildAxisSeries is BuildSeries for a chart along axis a: one line per
 // target × engine × every other swept dimension (concurrency, size,
 // setting), its points in the order of a.
-func BuildAxisSeries(outcomes []Outcome, a Axis) []Series {
+func BuildAxisSeries(outcomes []matrix.Column, a Axis) []Series {
 	if a == AxisConcurrency && !hasDimensions(outcomes) {
 		return BuildSeries(outcomes)
 	}
@@ -154,24 +155,24 @@ func BuildAxisSeries(outcomes []Outcome, a Axis) []Series {
 		byKey := map[string]*Series{}
 		var order []string
 		for _, p := range o.Points {
-			name := o.Target.Label
+			name := o.Label
 			if p.Engine != "" {
 				name += " " + p.Engine
 			}
-			if a != AxisConcurrency && distinct(outcomes, func(q Point) string { return strconv.Itoa(q.Concurrency) }) {
+			if a != AxisConcurrency && distinct(outcomes, func(q matrix.Point) string { return strconv.Itoa(q.Concurrency) }) {
 				name += " c" + strconv.Itoa(p.Concurrency)
 			}
-			if a != AxisSize && p.Size > 0 && distinct(outcomes, func(q Point) string { return strconv.FormatInt(q.Size, 10) }) {
+			if a != AxisSize && p.Size > 0 && distinct(outcomes, func(q matrix.Point) string { return strconv.FormatInt(q.Size, 10) }) {
 				name += " " + strconv.FormatInt(p.Size, 10) + " rows"
 			}
-			if a != AxisSetting && p.Setting != "" && distinct(outcomes, func(q Point) string { return q.Setting }) {
+			if a != AxisSetting && p.Setting != "" && distinct(outcomes, func(q matrix.Point) string { return q.Setting }) {
 				name += " " + p.Setting
 			}
 			s := byKey[name]
 			if s == nil {
 				// Dashes and glyph tell apart what is not the target
 				// (its colour): the engine and the other dimensions.
-				style := strings.TrimPrefix(name, o.Target.Label)
+				style := strings.TrimPrefix(name, o.Label)
 				ei := slices.Index(engines, style)
 				if ei < 0 {
 					engines = append(engines, style)
@@ -189,7 +190,7 @@ func BuildAxisSeries(outcomes []Outcome, a Axis) []Series {
 	}
 	xOf, _ := a.positions(out)
 	for i := range out {
-		slices.SortStableFunc(out[i].Points, func(p, q Point) int {
+		slices.SortStableFunc(out[i].Points, func(p, q matrix.Point) int {
 			switch x, y := xOf(p), xOf(q); {
 			case x < y:
 				return -1
@@ -202,7 +203,7 @@ func BuildAxisSeries(outcomes []Outcome, a Axis) []Series {
 	return out
 }
 
-func hasDimensions(outcomes []Outcome) bool {
+func hasDimensions(outcomes []matrix.Column) bool {
 	for _, o := range outcomes {
 		for _, p := range o.Points {
 			if p.Size > 0 || p.Setting != "" {
@@ -214,7 +215,7 @@ func hasDimensions(outcomes []Outcome) bool {
 }
 
 // distinct reports whether key takes more than one value over all points.
-func distinct(outcomes []Outcome, key func(Point) string) bool {
+func distinct(outcomes []matrix.Column, key func(matrix.Point) string) bool {
 	first, set := "", false
 	for _, o := range outcomes {
 		for _, p := range o.Points {

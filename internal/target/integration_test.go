@@ -1,4 +1,4 @@
-package compare_test
+package target_test
 
 // Integration tests: the real runner (mysqlslap.Run through mysqlslap.RunTargets) on
 // real sandboxes started from the installed server binary. They live here,
@@ -22,9 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/chart"
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/target"
 )
 
 func requireServer(t *testing.T) {
@@ -61,7 +62,7 @@ func parse(t *testing.T, args ...string) *mysqlslap.Options {
 }
 
 type run struct {
-	outcomes       []compare.Outcome
+	outcomes       []target.Outcome
 	err            error
 	stdout, stderr string
 }
@@ -82,16 +83,16 @@ func runTargets(t *testing.T, dir string, sb mysqlslap.SandboxOptions, args ...s
 func TestComparisonTwoSandboxes(t *testing.T) {
 	requireServer(t)
 	dir := tempDir(t)
-	chart := filepath.Join(t.TempDir(), "bp.svg")
+	chartPath := filepath.Join(t.TempDir(), "bp.svg")
 	r := runTargets(t, dir, mysqlslap.SandboxOptions{
 		Targets: []string{"bp32M:sandbox,innodb_buffer_pool_size=32M", "bp128M:sandbox,innodb_buffer_pool_size=128M"},
-		Plot:    chart,
+		Plot:    chartPath,
 	}, "-a", "-e", "innodb,myisam", "-c", "1,4", "-i", "2", "--number-of-queries=200")
 	if r.err != nil {
 		t.Fatalf("%v\nstderr:\n%s", r.err, r.stderr)
 	}
 	t.Logf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	compare.AssertClean(t, dir)
+	target.AssertClean(t, dir)
 
 	if len(r.outcomes) != 2 {
 		t.Fatalf("%d outcomes, want 2", len(r.outcomes))
@@ -130,21 +131,21 @@ func TestComparisonTwoSandboxes(t *testing.T) {
 		t.Errorf("stderr lacks the stop line:\n%s", r.stderr)
 	}
 
-	svg, err := os.ReadFile(chart)
+	svg, err := os.ReadFile(chartPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{">bp32M innodb<", ">bp32M myisam<", ">bp128M innodb<", ">bp128M myisam<",
-		">" + compare.XLabel + "<", ">" + compare.QPSLabel + "<", ">" + compare.ChartTitle + "<",
+		">" + chart.XLabel + "<", ">" + chart.QPSLabel + "<", ">" + chart.ChartTitle + "<",
 		// The runner measures every query, so the p99 panel is drawn too.
-		">" + compare.LatencyTitle + "<", ">" + compare.LatencyLabel + "<"} {
+		">" + chart.LatencyTitle + "<", ">" + chart.LatencyLabel + "<"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("chart lacks text %q", want)
 		}
 	}
 	if keep := os.Getenv("GOSLAP_CHART_DIR"); keep != "" {
-		// Look at it: GOSLAP_CHART_DIR=/tmp go test ./internal/compare -run TwoSandboxes
-		if err := compare.WriteChartFile(filepath.Join(keep, "compare-sandboxes.png"), r.outcomes); err != nil {
+		// Look at it: GOSLAP_CHART_DIR=/tmp go test ./internal/target -run TwoSandboxes
+		if err := chart.WriteFile(filepath.Join(keep, "compare-sandboxes.png"), target.Columns(r.outcomes)); err != nil {
 			t.Error(err)
 		}
 		os.WriteFile(filepath.Join(keep, "compare-sandboxes.txt"), []byte(r.stdout), 0o644)
@@ -154,19 +155,19 @@ func TestComparisonTwoSandboxes(t *testing.T) {
 func TestSingleSandboxWithPlot(t *testing.T) {
 	requireServer(t)
 	dir := tempDir(t)
-	chart := filepath.Join(t.TempDir(), "one.png")
-	r := runTargets(t, dir, mysqlslap.SandboxOptions{SandboxSet: true, Plot: chart}, "-a", "-c", "1,2", "-i", "1", "--number-of-queries=20")
+	chartPath := filepath.Join(t.TempDir(), "one.png")
+	r := runTargets(t, dir, mysqlslap.SandboxOptions{SandboxSet: true, Plot: chartPath}, "-a", "-c", "1,2", "-i", "1", "--number-of-queries=20")
 	if r.err != nil {
 		t.Fatalf("%v\nstderr:\n%s", r.err, r.stderr)
 	}
-	compare.AssertClean(t, dir)
+	target.AssertClean(t, dir)
 	if strings.Contains(r.stdout, "Comparison") || strings.Contains(r.stdout, "Target:") {
 		t.Errorf("a single sandbox prints mysqlslap's report only:\n%s", r.stdout)
 	}
 	if n := strings.Count(r.stdout, "Benchmark\n"); n != 2 {
 		t.Errorf("%d Benchmark blocks, want 2:\n%s", n, r.stdout)
 	}
-	if b, err := os.ReadFile(chart); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+	if b, err := os.ReadFile(chartPath); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("chart not written: %v", err)
 	}
 }
@@ -209,7 +210,7 @@ func TestComparisonFailuresLeaveNothing(t *testing.T) {
 			if len(r.outcomes) != tt.outcomes {
 				t.Errorf("%d outcomes, want %d", len(r.outcomes), tt.outcomes)
 			}
-			compare.AssertClean(t, dir)
+			target.AssertClean(t, dir)
 		})
 	}
 }
@@ -324,7 +325,7 @@ func TestInterrupt(t *testing.T) {
 			if strings.Contains(logs[1].String(), "target b:") {
 				t.Error("the second target was started after the interrupt")
 			}
-			compare.AssertClean(t, dir)
+			target.AssertClean(t, dir)
 		})
 	}
 }

@@ -1,7 +1,8 @@
-package compare
+package chart
 
 import (
 	"bytes"
+	"github.com/goslap/goslap/internal/results/matrix"
 	"os"
 	"strings"
 	"testing"
@@ -9,9 +10,9 @@ import (
 
 // studyOutcomes are two targets over three table sizes with the study's
 // figures, their intervals and b's ratio to a.
-func studyOutcomes(intervals bool) []Outcome {
-	mk := func(size int64, v, lat, ratio float64) Point {
-		p := Point{Concurrency: 4, Iterations: 1, Size: size, QPS: v * 10, P99Millis: lat * 2, Metric: v, Latency: lat, Ratio: ratio}
+func studyOutcomes(intervals bool) []matrix.Column {
+	mk := func(size int64, v, lat, ratio float64) matrix.Point {
+		p := matrix.Point{Concurrency: 4, Iterations: 1, Size: size, QPS: v * 10, P99Millis: lat * 2, Metric: v, Latency: lat, Ratio: ratio}
 		if intervals {
 			p.MetricLow, p.MetricHigh = v*0.8, v*1.25
 			p.LatencyLow, p.LatencyHigh = lat*0.7, lat*1.4
@@ -21,9 +22,9 @@ func studyOutcomes(intervals bool) []Outcome {
 		}
 		return p
 	}
-	return []Outcome{
-		{Target: Target{Label: "a"}, Points: []Point{mk(20000, 30000, 0.3, 0), mk(100000, 38000, 0.25, 0), mk(1000000, 24000, 0.3, 0)}},
-		{Target: Target{Label: "b"}, Points: []Point{mk(20000, 33000, 0.28, 1.1), mk(100000, 40000, 0.2, 1.05), mk(1000000, 21000, 0.35, 0.88)}},
+	return []matrix.Column{
+		{Label: "a", Points: []matrix.Point{mk(20000, 30000, 0.3, 0), mk(100000, 38000, 0.25, 0), mk(1000000, 24000, 0.3, 0)}},
+		{Label: "b", Points: []matrix.Point{mk(20000, 33000, 0.28, 1.1), mk(100000, 40000, 0.2, 1.05), mk(1000000, 21000, 0.35, 0.88)}},
 	}
 }
 
@@ -31,12 +32,12 @@ func studyOutcomes(intervals bool) []Outcome {
 // percentile, draws the intervals as error bars (more paths than the same
 // chart without intervals) and adds the b/a ratio panel.
 func TestStudyChartErrorBars(t *testing.T) {
-	labels := ChartLabels{Metric: "transactions per second", Latency: "p95", Rounds: 3}
+	labels := Labels{Metric: "transactions per second", Latency: "p95", Rounds: 3}
 	var with, without bytes.Buffer
-	if err := WriteStudyChart(&with, "svg", studyOutcomes(true), AxisSize, labels); err != nil {
+	if err := WriteStudy(&with, "svg", studyOutcomes(true), AxisSize, labels); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteStudyChart(&without, "svg", studyOutcomes(false), AxisSize, labels); err != nil {
+	if err := WriteStudy(&without, "svg", studyOutcomes(false), AxisSize, labels); err != nil {
 		t.Fatal(err)
 	}
 	svg := with.String()
@@ -54,7 +55,7 @@ func TestStudyChartErrorBars(t *testing.T) {
 		t.Errorf("%d paths with intervals, %d without: error bars missing", got, base)
 	}
 	if out := os.Getenv("GOSLAP_KEEP_CHART"); out != "" {
-		if err := WriteStudyChartFile(out, studyOutcomes(true), AxisSize, labels); err != nil {
+		if err := WriteStudyFile(out, studyOutcomes(true), AxisSize, labels); err != nil {
 			t.Fatal(err)
 		}
 	}

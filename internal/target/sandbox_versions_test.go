@@ -1,4 +1,4 @@
-package compare_test
+package target_test
 
 // Version against version for real: the installed MariaDB against another
 // release of the same package, obtained as a user would (apt-get download,
@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/cli/mysqlslap"
-	"github.com/goslap/goslap/internal/compare"
 	"github.com/goslap/goslap/internal/mysqld"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // serverPackage is the Debian package holding mariadbd, its SQL scripts,
@@ -162,7 +162,7 @@ func TestCompareTwoReleases(t *testing.T) {
 		t.Fatalf("%v\nstderr:\n%s", r.err, r.stderr)
 	}
 	t.Logf("%v\nstdout:\n%s\nstderr:\n%s", time.Since(started), r.stdout, r.stderr)
-	compare.AssertClean(t, dir)
+	target.AssertClean(t, dir)
 
 	for _, want := range []string{"Target: " + li + "\n", "Target: " + lo + "\n",
 		"ratio = q/s against " + li + "\n",
@@ -234,5 +234,5 @@ func TestSandboxMissingFilesOneLine(t *testing.T) {
 	if strings.Contains(ee.Msg, "\n") {
 		t.Errorf("message is not one line:\n%s", ee.Msg)
 	}
-	compare.AssertClean(t, dir)
+	target.AssertClean(t, dir)
 }

@@ -1,4 +1,4 @@
-package compare
+package chart
 
 // Charts are drawn with gonum.org/v1/plot: a maintained, pure-Go plotting
 // library (no cgo, no browser, no JavaScript assets to embed) that writes
@@ -9,6 +9,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/goslap/goslap/internal/results/matrix"
 	"image/color"
 	"io"
 	"math"
@@ -46,11 +47,11 @@ type Series struct {
 	Name   string // "LABEL engine", or "LABEL" without an engine
 	Target int    // index of the outcome (line colour)
 	Engine int    // index of the engine among all engines (dashes and glyph)
-	Points []Point
+	Points []matrix.Point
 }
 
 // BuildSeries turns outcomes into chart lines: one per target × engine.
-func BuildSeries(outcomes []Outcome) []Series {
+func BuildSeries(outcomes []matrix.Column) []Series {
 	var engines []string
 	var out []Series
 	for ti, o := range outcomes {
@@ -64,7 +65,7 @@ func BuildSeries(outcomes []Outcome) []Series {
 					engines = append(engines, p.Engine)
 					ei = len(engines) - 1
 				}
-				name := o.Target.Label
+				name := o.Label
 				if p.Engine != "" {
 					name += " " + p.Engine
 				}
@@ -76,7 +77,7 @@ func BuildSeries(outcomes []Outcome) []Series {
 		}
 		for _, e := range order {
 			s := byEngine[e]
-			slices.SortStableFunc(s.Points, func(a, b Point) int { return a.Concurrency - b.Concurrency })
+			slices.SortStableFunc(s.Points, func(a, b matrix.Point) int { return a.Concurrency - b.Concurrency })
 			out = append(out, *s)
 		}
 	}
@@ -95,44 +96,44 @@ func HasLatency(series []Series) bool {
 	return false
 }
 
-// ChartFormats are the file name extensions WriteChartFile understands.
-var ChartFormats = []string{"svg", "png", "pdf"}
+// Formats are the file name extensions WriteFile understands.
+var Formats = []string{"svg", "png", "pdf"}
 
-// WriteChartFile writes the chart of outcomes to path, in the format its
-// extension names (see ChartFormats). The file is written whole or not at all.
-func WriteChartFile(path string, outcomes []Outcome) error {
-	return WriteChartFileAxis(path, outcomes, AxisConcurrency)
+// WriteFile writes the chart of outcomes to path, in the format its
+// extension names (see Formats). The file is written whole or not at all.
+func WriteFile(path string, outcomes []matrix.Column) error {
+	return WriteFileAxis(path, outcomes, AxisConcurrency)
 }
 
-// WriteChartFileAxis is WriteChartFile with axis a on the x axis (a
+// WriteFileAxis is WriteFile with axis a on the x axis (a
 // study's swept table size or server option).
-func WriteChartFileAxis(path string, outcomes []Outcome, a Axis) (err error) {
-	return WriteStudyChartFile(path, outcomes, a, ChartLabels{})
+func WriteFileAxis(path string, outcomes []matrix.Column, a Axis) (err error) {
+	return WriteStudyFile(path, outcomes, a, Labels{})
 }
 
-// ChartLabels name a study's own figures (Point.Metric, Point.Latency):
+// Labels name a study's own figures (matrix.Point.Metric, matrix.Point.Latency):
 // with Metric set the chart plots them instead of queries per second and
 // p99, with their intervals as error bars, and with two targets adds a
 // panel of the second's ratio to the first.
-type ChartLabels struct {
+type Labels struct {
 	Metric  string // "transactions per second"
 	Latency string // "p95"
 	// Rounds is the number of rounds the intervals are over (1: none).
 	Rounds int
 }
 
-// WriteStudyChartFile is WriteChartFileAxis with the study's figures.
-func WriteStudyChartFile(path string, outcomes []Outcome, a Axis, labels ChartLabels) error {
-	return writeChartFile(path, func(w io.Writer, format string) error { return writeChart(w, format, outcomes, a, labels) })
+// WriteStudyFile is WriteFileAxis with the study's figures.
+func WriteStudyFile(path string, outcomes []matrix.Column, a Axis, labels Labels) error {
+	return writeFile(path, func(w io.Writer, format string) error { return writeChart(w, format, outcomes, a, labels) })
 }
 
-// writeChartFile writes a chart to path in the format its extension names,
+// writeFile writes a chart to path in the format its extension names,
 // through a temporary file beside it renamed into place, so a failed draw
 // leaves no half-written chart (and an old one untouched).
-func writeChartFile(path string, draw func(w io.Writer, format string) error) (err error) {
+func writeFile(path string, draw func(w io.Writer, format string) error) (err error) {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if !slices.Contains(ChartFormats, format) {
-		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(ChartFormats, ", ."))
+	if !slices.Contains(Formats, format) {
+		return fmt.Errorf("chart %s: unknown format %q (the file name must end in .%s)", path, format, strings.Join(Formats, ", ."))
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -159,24 +160,24 @@ func writeChartFile(path string, draw func(w io.Writer, format string) error) (e
 	return nil
 }
 
-// WriteChart draws queries per second against concurrency, one line per
+// Write draws queries per second against concurrency, one line per
 // target × engine (colour = target, dashes and glyph = engine), and below it
 // p99 latency against concurrency when any point has one. format is "svg"
 // (fonts embedded), "png" or "pdf".
-func WriteChart(w io.Writer, format string, outcomes []Outcome) error {
-	return writeChart(w, format, outcomes, AxisConcurrency, ChartLabels{})
+func Write(w io.Writer, format string, outcomes []matrix.Column) error {
+	return writeChart(w, format, outcomes, AxisConcurrency, Labels{})
 }
 
-// WriteStudyChart is WriteChart along axis a with the study's figures.
-func WriteStudyChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels ChartLabels) error {
+// WriteStudy is Write along axis a with the study's figures.
+func WriteStudy(w io.Writer, format string, outcomes []matrix.Column, a Axis, labels Labels) error {
 	return writeChart(w, format, outcomes, a, labels)
 }
 
 // figure is what a panel plots of a point: the value and its interval
 // (low, high; both 0 without one).
-type figure func(Point) (v, low, high float64)
+type figure func(matrix.Point) (v, low, high float64)
 
-func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels ChartLabels) error {
+func writeChart(w io.Writer, format string, outcomes []matrix.Column, a Axis, labels Labels) error {
 	series := BuildAxisSeries(outcomes, a)
 	chartTitle, latencyTitle := ChartTitle, LatencyTitle
 	if a != AxisConcurrency {
@@ -187,13 +188,13 @@ func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels C
 		return errors.New("no results to chart")
 	}
 	ylabel, latLabel := QPSLabel, LatencyLabel
-	thr := func(p Point) (float64, float64, float64) { return p.QPS, 0, 0 }
-	lat := func(p Point) (float64, float64, float64) { return p.P99Millis, 0, 0 }
+	thr := func(p matrix.Point) (float64, float64, float64) { return p.QPS, 0, 0 }
+	lat := func(p matrix.Point) (float64, float64, float64) { return p.P99Millis, 0, 0 }
 	hasLat := HasLatency(series)
 	if labels.Metric != "" {
 		ylabel = labels.Metric
-		thr = func(p Point) (float64, float64, float64) { return p.Metric, p.MetricLow, p.MetricHigh }
-		lat = func(p Point) (float64, float64, float64) { return p.Latency, p.LatencyLow, p.LatencyHigh }
+		thr = func(p matrix.Point) (float64, float64, float64) { return p.Metric, p.MetricLow, p.MetricHigh }
+		lat = func(p matrix.Point) (float64, float64, float64) { return p.Latency, p.LatencyLow, p.LatencyHigh }
 		latLabel = labels.Latency + " latency (ms)"
 		latencyTitle = labels.Latency + " latency vs " + a.titleSuffix()
 		if labels.Rounds > 1 {
@@ -227,7 +228,7 @@ func writeChart(w io.Writer, format string, outcomes []Outcome, a Axis, labels C
 				second = append(second, s)
 			}
 		}
-		title := fmt.Sprintf("%s / %s: %s ratio", outcomes[1].Target.Label, outcomes[0].Target.Label, labels.Metric)
+		title := fmt.Sprintf("%s / %s: %s ratio", outcomes[1].Label, outcomes[0].Label, labels.Metric)
 		if labels.Rounds > 1 {
 			title += " (paired by round, bars: 95 % CI)"
 		}
@@ -260,7 +261,7 @@ func drawPanels(w io.Writer, format string, panels []*plot.Plot, legend plot.Leg
 	case "pdf":
 		cw = vgpdf.New(chartWidth, height)
 	default:
-		return fmt.Errorf("unknown chart format %q (want %s)", format, strings.Join(ChartFormats, ", "))
+		return fmt.Errorf("unknown chart format %q (want %s)", format, strings.Join(Formats, ", "))
 	}
 	dc := draw.New(cw)
 	// White background: PNGs are otherwise transparent.
@@ -296,7 +297,7 @@ func newPanel(title, ylabel string, series []Series, y figure, a Axis) (*plot.Pl
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
 	xOf, logScale := a.positions(series)
-	var plotted []Point
+	var plotted []matrix.Point
 	// Series with error bars are drawn a little apart along x (by their
 	// index), so that intervals at one point do not hide each other.
 	dodge := func(x float64, _ int) float64 { return x }
@@ -372,10 +373,10 @@ func hasIntervals(series []Series, y figure) bool {
 }
 
 // newRatioPanel plots the second target's paired ratio to the first
-// (Point.Ratio) with its interval and the 1.0 line; nil when no point
+// (matrix.Point.Ratio) with its interval and the 1.0 line; nil when no point
 // has a ratio.
 func newRatioPanel(title string, second []Series, a Axis, all []Series) (*plot.Plot, error) {
-	p, err := newPanel(title, "ratio (1 = no difference)", second, func(pt Point) (float64, float64, float64) {
+	p, err := newPanel(title, "ratio (1 = no difference)", second, func(pt matrix.Point) (float64, float64, float64) {
 		return pt.Ratio, pt.RatioLow, pt.RatioHigh
 	}, a)
 	if err != nil {
@@ -431,7 +432,7 @@ func nonZero(v, or float64) float64 {
 
 // setXAxis gives a panel its x ticks (the values in use, labelled as the
 // user wrote them) and a logarithmic scale when they span more than 10×.
-func setXAxis(p *plot.Plot, a Axis, xOf func(Point) float64, plotted []Point, series []Series) {
+func setXAxis(p *plot.Plot, a Axis, xOf func(matrix.Point) float64, plotted []matrix.Point, series []Series) {
 	_, logScale := a.positions(series)
 	ticks := axisTicks(a, xOf, plotted)
 	p.X.Tick.Marker = ticks

@@ -1,4 +1,4 @@
-package compare
+package matrix
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ type cell struct {
 // rows lists the (engine, concurrency) cells of all outcomes in the order
 // they were first seen (the runner's order: engine by engine, then
 // concurrency levels as given), and an index of each outcome's points.
-func rows(outcomes []Outcome) ([]cell, []map[cell]Point) {
+func rows(outcomes []Column) ([]cell, []map[cell]Point) {
 	var order []cell
 	seen := map[cell]bool{}
 	idx := make([]map[cell]Point, len(outcomes))
@@ -50,11 +50,11 @@ func rows(outcomes []Outcome) ([]cell, []map[cell]Point) {
 //	                 bp64M              bp256M
 //	engine  clients  seconds  q/s       seconds  q/s       ratio
 //	innodb  10       0.123    8130.1    0.101    9900.9    1.22x
-func WriteTable(w io.Writer, outcomes []Outcome) error {
+func WriteTable(w io.Writer, outcomes []Column) error {
 	if len(outcomes) == 0 {
 		return nil
 	}
-	first := outcomes[0].Target.Label
+	first := outcomes[0].Label
 	fmt.Fprintf(w, "Comparison: %d target%s; seconds = average per iteration, q/s = queries per second", len(outcomes), plural(len(outcomes)))
 	if len(outcomes) > 1 {
 		fmt.Fprintf(w, ", ratio = q/s against %s", first)
@@ -62,10 +62,10 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 	fmt.Fprintln(w)
 	width := 0
 	for _, o := range outcomes {
-		width = max(width, len(o.Target.Label)+1)
+		width = max(width, len(o.Label)+1)
 	}
 	for _, o := range outcomes {
-		fmt.Fprintf(w, "  %-*s %s\n", width, o.Target.Label+":", o.Description)
+		fmt.Fprintf(w, "  %-*s %s\n", width, o.Label+":", o.Description)
 	}
 	fmt.Fprintln(w)
 
@@ -86,7 +86,7 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 		h2.WriteString("\tserver option")
 	}
 	for i, o := range outcomes {
-		h1.WriteString("\t" + o.Target.Label + "\t")
+		h1.WriteString("\t" + o.Label + "\t")
 		h2.WriteString("\tseconds\tq/s")
 		if i > 0 {
 			h1.WriteString("\t")

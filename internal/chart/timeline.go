@@ -1,4 +1,4 @@
-package compare
+package chart
 
 import (
 	"errors"
@@ -42,12 +42,12 @@ type TimelineSample struct {
 }
 
 // WriteTimelineFile draws the timelines to path (format by extension, as
-// WriteChartFileAxis): throughput, then the percentile's latency (named by
+// WriteFileAxis): throughput, then the percentile's latency (named by
 // percentile, "p99"), then the server's CPU and disk reads when any
 // timeline has them, sharing the time axis; unit names the throughput
 // ("transactions").
 func WriteTimelineFile(path string, lines []Timeline, unit, percentile string) error {
-	return writeChartFile(path, func(w io.Writer, format string) error { return writeTimeline(w, format, lines, unit, percentile) })
+	return writeFile(path, func(w io.Writer, format string) error { return writeTimeline(w, format, lines, unit, percentile) })
 }
 
 // TimelinePath is the timeline's file beside the summary chart at plot:

@@ -1,12 +1,15 @@
-// Package compare runs one goslap benchmark matrix (engines × concurrency
-// levels × iterations) against several targets — throw-away sandbox servers
-// that differ in binary or server options, and/or existing servers — one
-// after another, and reports them side by side: a text table and a chart.
+// Package target is where a benchmark runs: the targets given by --target
+// (throw-away sandbox servers that differ in binary or server options, and
+// existing servers), their parsing, the sandbox lifecycle (start, stop and
+// remove, on every way out) and the runner that takes targets one after
+// another. It reports nothing itself: an Outcome's Column is what the
+// side-by-side table (internal/results/matrix) and the chart
+// (internal/chart) read.
 //
 // It knows nothing about how a benchmark is run: the caller passes a BenchFunc
-// that runs one benchmark against an Endpoint (internal/cli/mysqlslap wires the real
-// runner in). Sandboxes are started with internal/sandbox.
-package compare
+// that runs one benchmark against an Endpoint (internal/orchestrator wires the
+// real runner in). Sandboxes are started with internal/sandbox.
+package target
 
 import (
 	"fmt"

@@ -1,25 +1,25 @@
-package compare
+package chart
 
 import (
-	"bytes"
+	"github.com/goslap/goslap/internal/results/matrix"
 	"strings"
 	"testing"
 )
 
 func TestBuildAxisSeries(t *testing.T) {
-	sweep := []Outcome{{Target: Target{Label: "a"}, Points: []Point{
+	sweep := []matrix.Column{{Label: "a", Points: []matrix.Point{
 		{Engine: "innodb", Concurrency: 4, Size: 1000000, QPS: 1},
 		{Engine: "innodb", Concurrency: 8, Size: 1000000, QPS: 2},
 		{Engine: "innodb", Concurrency: 4, Size: 500000, QPS: 3},
 		{Engine: "innodb", Concurrency: 8, Size: 500000, QPS: 4},
 	}}}
-	settings := []Outcome{{Target: Target{Label: "b"}, Points: []Point{
+	settings := []matrix.Column{{Label: "b", Points: []matrix.Point{
 		{Concurrency: 4, Setting: "innodb_buffer_pool_size=1G", QPS: 1},
 		{Concurrency: 4, Setting: "innodb_buffer_pool_size=64M", QPS: 2},
 	}}}
 	cases := []struct {
 		name string
-		outs []Outcome
+		outs []matrix.Column
 		axis Axis
 		want []string // "series: x texts in order"
 	}{
@@ -61,9 +61,9 @@ func TestAxisPositions(t *testing.T) {
 		{[]string{"ON", "OFF"}, []float64{1, 2}, false}, // not numbers: in order given
 	}
 	for _, tc := range cases {
-		var pts []Point
+		var pts []matrix.Point
 		for _, x := range tc.texts {
-			pts = append(pts, Point{Setting: "opt=" + x})
+			pts = append(pts, matrix.Point{Setting: "opt=" + x})
 		}
 		xOf, logScale := AxisSetting.positions([]Series{{Points: pts}})
 		for i, p := range pts {
@@ -74,27 +74,5 @@ func TestAxisPositions(t *testing.T) {
 		if logScale != tc.logAxis {
 			t.Errorf("%v: log scale %v", tc.texts, logScale)
 		}
-	}
-}
-
-func TestWriteTableDimensions(t *testing.T) {
-	outs := []Outcome{{Target: Target{Label: "a"}, Description: "server", Points: []Point{
-		{Concurrency: 4, Size: 500, Setting: "innodb_buffer_pool_size=16M", AvgSeconds: 1, QPS: 10},
-	}}}
-	var b bytes.Buffer
-	if err := WriteTable(&b, outs); err != nil {
-		t.Fatal(err)
-	}
-	want := "engine  clients  size  server option                seconds  q/s\n" +
-		"-       4        500   innodb_buffer_pool_size=16M  1.000    10.0\n"
-	if !strings.HasSuffix(b.String(), want) {
-		t.Errorf("got\n%s\nwant the end\n%s", b.String(), want)
-	}
-	// Without the dimensions the table is as before.
-	b.Reset()
-	outs[0].Points[0].Size, outs[0].Points[0].Setting = 0, ""
-	WriteTable(&b, outs)
-	if strings.Contains(b.String(), "size") || !strings.Contains(b.String(), "engine  clients  seconds  q/s\n") {
-		t.Errorf("got\n%s", b.String())
 	}
 }
