@@ -257,7 +257,7 @@ func (c *Config) Check() error {
 		case c.Phase != PhaseAll && c.Phase != PhaseRun:
 			return fmt.Errorf("--rounds=%d interleaves measured runs: the %s command measures nothing", c.Rounds, c.Phase)
 		case c.Shard != nil:
-			return fmt.Errorf("--rounds=%d cannot be sharded: each shard would interleave its own rounds; run the rounds in one process", c.Rounds)
+			return fmt.Errorf("--rounds=%d cannot be sharded: rounds pair the sides of a comparison (targets, swept server-option values) and a sharded run measures one server; run the rounds in one process", c.Rounds)
 		}
 	}
 	if c.InTurn && c.Rounds < 2 {

@@ -14,6 +14,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/results/slapreport"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // frontEnd and workloadName are how the --json document names this
@@ -141,7 +142,8 @@ func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error)
 		errs = []latency.ErrorCount{}
 	}
 	b := jsondoc.Benchmark{
-		Target: target, Workload: workloadName, LoadType: r.LoadType,
+		// The script's own answer, as its studies use it (it needs no state).
+		Target: target, Workload: workloadName, CompareMetric: workload.CompareMetric(scriptSteps{}), LoadType: r.LoadType,
 		Concurrency: r.Concurrency, QueriesPerClient: r.QueriesPerClient,
 		Iterations: make([]jsondoc.Iteration, len(r.IterationMillis)),
 		AvgMillis:  r.AvgMillis(), MinMillis: r.MinMillis(), MaxMillis: r.MaxMillis(), StdDevMillis: r.StdDevMillis,

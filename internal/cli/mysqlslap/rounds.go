@@ -37,7 +37,7 @@ func checkRounds(c *Config) error {
 	case o.OnlyPrint:
 		return Exitf(1, "--rounds runs the load several times: --only-print runs nothing")
 	case o.Ext.Shard.Shard != "":
-		return Exitf(1, "--rounds=%d cannot be sharded: each shard process would order its own rounds, and the merge could not pair them; run the rounds in one process", n)
+		return Exitf(1, "--rounds=%d cannot be sharded: rounds pair the sides of a comparison (targets, swept server-option values) and a sharded run measures one server; run the rounds in one process", n)
 	case w.InTurn && n < 2:
 		return Exitf(1, "--sides-in-turn starts the sides one at a time within each round: it needs --rounds=N (N >= 2)")
 	}

@@ -92,6 +92,9 @@ func TestRoundsMysqlslapLoadAA(t *testing.T) {
 	rounds := map[string][]int{}
 	for _, b := range d.Benchmarks {
 		rounds[b.Target] = append(rounds[b.Target], b.Round)
+		if b.CompareMetric != "qps" {
+			t.Errorf("benchmark of %s round %d compares %q, want qps (mysqlslap's load)", b.Target, b.Round, b.CompareMetric)
+		}
 	}
 	if fmt.Sprint(rounds["a"]) != "[1 2 3 4 5]" || fmt.Sprint(rounds["b"]) != "[1 2 3 4 5]" || len(d.Targets) != 2 || d.Targets[0].Label != "a" {
 		t.Errorf("benchmarks' rounds %v, targets %+v", rounds, d.Targets)

@@ -113,8 +113,8 @@ func TestWorkloadJSON(t *testing.T) {
 		t.Fatalf("%d benchmarks, want 2 (concurrency 3 and 4)", len(doc.Benchmarks))
 	}
 	for i, b := range doc.Benchmarks {
-		if b.Target != "server" || b.Workload != "oltp_read_write" || b.Concurrency != 3+i || len(b.Iterations) != 1 {
-			t.Errorf("benchmark %d: target %q, workload %q, concurrency %d, %d iterations", i, b.Target, b.Workload, b.Concurrency, len(b.Iterations))
+		if b.Target != "server" || b.Workload != "oltp_read_write" || b.CompareMetric != "tps" || b.Concurrency != 3+i || len(b.Iterations) != 1 {
+			t.Errorf("benchmark %d: target %q, workload %q (compares %q), concurrency %d, %d iterations", i, b.Target, b.Workload, b.CompareMetric, b.Concurrency, len(b.Iterations))
 		}
 		if want := (jsondoc.OLTP{Dialect: "1.0", Distribution: "uniform", Tables: 2, TableSize: 300}); b.OLTP == nil || *b.OLTP != want {
 			t.Errorf("benchmark %d: oltp %+v, want %+v", i, b.OLTP, want)
