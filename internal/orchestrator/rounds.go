@@ -148,9 +148,9 @@ func RunRounds(ctx context.Context, p RoundsPlan, res *Result) (err error) {
 	}
 	order := orderWords(len(sides), p.Rounds)
 	if inTurn {
-		res.Mode = fmt.Sprintf("%d rounds, %d sides started in turn within each round, one up at a time, the order alternating (%s): %s", p.Rounds, len(sides), order, why)
+		res.Mode = fmt.Sprintf("%d rounds, %s started in turn within each round, one up at a time, the order alternating (%s): %s", p.Rounds, sidesWord(len(sides)), order, why)
 	} else {
-		res.Mode = fmt.Sprintf("%d rounds, %d sides up at once, interleaved at every point (%s)", p.Rounds, len(sides), order)
+		res.Mode = fmt.Sprintf("%d rounds, %s up at once, interleaved at every point (%s)", p.Rounds, sidesWord(len(sides)), order)
 	}
 	p.log("%s", res.Mode)
 	if inTurn {
@@ -170,6 +170,13 @@ func RunRounds(ctx context.Context, p RoundsPlan, res *Result) (err error) {
 		}
 	}
 	return nil
+}
+
+func sidesWord(n int) string {
+	if n == 1 {
+		return "1 side"
+	}
+	return strconv.Itoa(n) + " sides"
 }
 
 func orDefault[T any](v []T, def T) []T {

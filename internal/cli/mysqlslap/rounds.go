@@ -60,8 +60,10 @@ func RunRounds(c *Config, out Output) error {
 // directories ("" for the system default).
 func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string) error {
 	o, s := c.Options, &c.Options.Ext.Sandbox
-	comparing, targets := len(c.Targets) > 0, c.Targets
-	if !comparing {
+	// As RunTargets: --target lists compare (labels in the lines and
+	// errors); --sandbox alone runs its one sandbox.
+	comparing, targets := len(s.Targets) > 0, c.Targets
+	if len(targets) == 0 {
 		targets = []compare.Target{{Label: serverLabel(o), Kind: compare.Server}}
 	}
 	plan := orchestrator.RoundsPlan{Rounds: c.Rounds, InTurn: c.InTurn, Targets: targets, Clients: c.Plan.Concurrency,
@@ -89,7 +91,7 @@ func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string
 		tout := out
 		tout.Target = label
 		cc := c
-		if comparing {
+		if len(c.Targets) > 0 {
 			cc = c.connectingTo(ep)
 		}
 		if out.Record != nil {

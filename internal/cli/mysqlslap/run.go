@@ -397,7 +397,7 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 	res.Server, res.Intervals = orchestrator.CellServer(c, "query")
 	if c.Rounds > 1 && !r.c.Silent {
 		// Which side and round the block is (rounds.go).
-		if r.out.Target != "" && len(r.c.Targets) > 0 {
+		if len(r.o.Ext.Sandbox.Targets) > 0 {
 			fmt.Fprintf(r.out.Stdout, "Target: %s, round %d of %d\n", r.out.Target, c.Round, c.Rounds)
 		} else {
 			fmt.Fprintf(r.out.Stdout, "Round %d of %d\n", c.Round, c.Rounds)
