@@ -159,6 +159,8 @@ func TestRoundsRefusals(t *testing.T) {
 		{[]string{"-a", "--rounds=0"}, "invalid value '0' for --rounds"},
 		{[]string{"-a", "--rounds=3", "--only-print"}, "--rounds runs the load several times: --only-print runs nothing"},
 		{[]string{"-a", "--rounds=3", "--shard=0/2"}, "--rounds=3 cannot be sharded"},
+		{[]string{"--workload=oltp_read_only", "--sides-in-turn"}, "--sides-in-turn starts the sides one at a time within each round: it needs --rounds=N (N >= 2)"},
+		{[]string{"--workload=oltp_read_only", "-c", "4", "--rounds=2", "--shard=0/2"}, "--rounds=2 cannot be sharded"},
 	} {
 		env, _, errOut := testEnv(t.TempDir(), nil)
 		if code := run(append([]string{"--no-defaults"}, tc.args...), env); code == 0 || !strings.Contains(errOut.String(), tc.want) ||
