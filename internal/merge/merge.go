@@ -167,7 +167,7 @@ func combine(docs []*jsondoc.Document, count int, missing []int) (*Result, error
 // benchmark merges one benchmark of every shard.
 func benchmark(parts []*jsondoc.Benchmark) (*jsondoc.Benchmark, []int64, error) {
 	p0 := parts[0]
-	b := jsondoc.Benchmark{Target: p0.Target, Workload: p0.Workload, Engine: p0.Engine, LoadType: p0.LoadType,
+	b := jsondoc.Benchmark{Target: p0.Target, Workload: p0.Workload, CompareMetric: p0.CompareMetric, Engine: p0.Engine, LoadType: p0.LoadType,
 		Iterations: make([]jsondoc.Iteration, len(p0.Iterations)), Point: p0.Point}
 	skew := make([]int64, len(p0.Iterations))
 	errs := map[uint16]latency.ErrorCount{}

@@ -171,6 +171,9 @@ type Config struct {
 	// (verdict.Order), every side up at once; 0 or 1: one round, each
 	// side in turn.
 	Rounds int
+	// InTurn starts the sides of the rounds one at a time within each
+	// round (RoundsPlan.InTurn), for servers that cannot all be up at once.
+	InTurn bool
 	// Metric is the throughput the verdicts compare ("" = the workload's,
 	// workload.CompareMetric; tps, qps, rw-qps, tpmc, or pNN); Percentile
 	// the latency percentile compared beside it (0 = DefaultPercentile).
@@ -255,8 +258,11 @@ func (c *Config) Check() error {
 		case c.Phase != PhaseAll && c.Phase != PhaseRun:
 			return fmt.Errorf("--rounds=%d interleaves measured runs: the %s command measures nothing", c.Rounds, c.Phase)
 		case c.Shard != nil:
-			return fmt.Errorf("--rounds=%d cannot be sharded: each shard would interleave its own rounds; run the rounds in one process", c.Rounds)
+			return fmt.Errorf("--rounds=%d cannot be sharded: rounds pair the sides of a comparison (targets, swept server-option values) and a sharded run measures one server; run the rounds in one process", c.Rounds)
 		}
+	}
+	if c.InTurn && c.Rounds < 2 {
+		return fmt.Errorf("--sides-in-turn starts the sides one at a time within each round: it needs --rounds=N (N >= 2)")
 	}
 	if c.Rounds < 0 || c.Rounds > 1000 {
 		return fmt.Errorf("--rounds must be from 1 to 1000")

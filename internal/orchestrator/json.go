@@ -81,6 +81,7 @@ func cellBenchmark(cfg *Config, c *Cell, clients int, target float64) (jsondoc.B
 		return b, err
 	}
 	b.Target, b.Workload, b.Round = c.Target, cfg.Workload, c.Round
+	b.CompareMetric = workload.CompareMetric(c.workload)
 	pt := &jsondoc.Point{EngineOptions: c.Engine.Options, Scale: c.Scale, ServerOption: c.Setting}
 	if c.Scale > 0 {
 		pt.ScaleName = cfg.ScaleName

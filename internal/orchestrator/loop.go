@@ -89,10 +89,7 @@ type Limits struct {
 
 // Run runs the loop and returns its cells in order, the failed one last.
 func (l *Loop) Run(ctx context.Context) (cells []*Cell, err error) {
-	defer func() {
-		l.sampling.close()
-		l.sampling = nil
-	}()
+	defer l.end()
 	engines := l.Engines
 	if len(engines) == 0 {
 		engines = []Engine{{}}
@@ -112,6 +109,12 @@ func (l *Loop) Run(ctx context.Context) (cells []*Cell, err error) {
 		}
 	}
 	return cells, nil
+}
+
+// end closes the loop's server sampling (after its last cell).
+func (l *Loop) end() {
+	l.sampling.close()
+	l.sampling = nil
 }
 
 // point runs one engine × scale: Point, then the concurrency × iteration

@@ -328,7 +328,10 @@ func Compare(sides []Side, metrics []Metric) (*Report, error) {
 		}
 		var done []string
 		for _, m := range metrics {
-			m = m.resolve(ref)
+			m, err := m.resolve(ref)
+			if err != nil {
+				return nil, err
+			}
 			if slices.Contains(done, m.Name) {
 				continue
 			}

@@ -33,7 +33,11 @@ func hist(t *testing.T, us int64, n int64) string {
 // 10 s, 20 statements each (14 reads, 4 writes, 2 other), latency µs.
 func oltp(t *testing.T, target, dialect string, clients int, tps float64, us int64) jsondoc.Benchmark {
 	tx := uint64(tps * 10)
-	return jsondoc.Benchmark{Target: target, Workload: "oltp_read_write", Engine: "innodb", Concurrency: clients,
+	metric := "tps" // what the OLTP workload of the dialect records (its CompareMetric)
+	if dialect == "0.4" || dialect == "0.5" {
+		metric = "rw-qps"
+	}
+	return jsondoc.Benchmark{Target: target, Workload: "oltp_read_write", CompareMetric: metric, Engine: "innodb", Concurrency: clients,
 		Seconds: 10, QPS: tps, Executed: tx,
 		Figures: &jsondoc.Figures{Transactions: tx, TPS: tps, Statements: 20 * tx, Reads: 14 * tx, Writes: 4 * tx, Other: 2 * tx,
 			Histogram: hist(t, us, int64(tx))},
@@ -71,8 +75,8 @@ func rounds(t *testing.T, name string, level float64, factors ...float64) []Doc 
 func TestMetricValues(t *testing.T) {
 	b10 := oltp(t, "x", "1.0", 4, 100, 2000)
 	b05 := oltp(t, "x", "0.5", 4, 100, 2000)
-	slap := jsondoc.Benchmark{Workload: "mysqlslap", QPS: 1234, Seconds: 1, Ops: []jsondoc.Op{{Name: "query", Histogram: hist(t, 500, 10)}}}
-	tpcc := jsondoc.Benchmark{Workload: "tpcc", Figures: &jsondoc.Figures{TPS: 3}, Sections: map[string]json.RawMessage{"tpcc": json.RawMessage(`{"tpmc":777}`)}}
+	slap := jsondoc.Benchmark{Workload: "mysqlslap", CompareMetric: "qps", QPS: 1234, Seconds: 1, Ops: []jsondoc.Op{{Name: "query", Histogram: hist(t, 500, 10)}}}
+	tpcc := jsondoc.Benchmark{Workload: "tpcc", CompareMetric: "tpmc", Figures: &jsondoc.Figures{TPS: 3}, Sections: map[string]json.RawMessage{"tpcc": json.RawMessage(`{"tpmc":777}`)}}
 	cases := []struct {
 		b      jsondoc.Benchmark
 		metric string
@@ -95,11 +99,19 @@ func TestMetricValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m = m.resolve(&tc.b)
+		m, err = m.resolve(&tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
 		v, ok, err := m.Value(&tc.b)
 		if err != nil || ok != tc.ok || math.Abs(v-tc.want) > tc.want*0.001 {
 			t.Errorf("%s %s (%s): %v %v %v, want %v %v", tc.b.Workload, tc.metric, m.Name, v, ok, err, tc.want, tc.ok)
 		}
+	}
+	// A benchmark that names no metric (an older document) cannot say
+	// what "study" is: one clear error, no guess.
+	if _, err := study.resolve(&jsondoc.Benchmark{Workload: "oltp_read_write", Target: "x"}); err == nil || !strings.Contains(err.Error(), "names no comparison metric") {
+		t.Errorf("study without compare_metric: %v", err)
 	}
 	for _, bad := range []string{"p0", "p100", "latency", "px"} {
 		if _, err := ParseMetric(bad); err == nil {

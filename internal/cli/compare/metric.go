@@ -55,30 +55,22 @@ func (m Metric) Label() string {
 }
 
 // resolve turns "study" into the metric the benchmark's workload is
-// compared on: tpmC for TPC-C, read/write requests per second for
-// sysbench's 0.4 and 0.5 OLTP (what their studies tabulated),
-// transactions per second for the other registered workloads, queries per
-// second for mysqlslap's.
-func (m Metric) resolve(b *jsondoc.Benchmark) Metric {
+// compared on, as the run recorded it (the workload's own rule,
+// workload.CompareMetric, is the one source: tpmC for TPC-C, read/write
+// requests per second for sysbench's 0.4 and 0.5 OLTP, queries per
+// second for mysqlslap's load, transactions per second for the others).
+func (m Metric) resolve(b *jsondoc.Benchmark) (Metric, error) {
 	if m.Name != study.Name {
-		return m
+		return m, nil
 	}
-	// The workloads' sections (what TPC-C and the OLTP workloads record
-	// under their names), read by the fields this needs.
-	var oltp struct {
-		Dialect string `json:"dialect"`
+	if b.CompareMetric == "" {
+		return m, fmt.Errorf("the %s benchmark of target %s names no comparison metric (a document of an older goslap): name the metrics with --metrics", b.Workload, b.Target)
 	}
-	_, tpcc := b.Sections["tpcc"]
-	hasOLTP, _ := b.Section("oltp", &oltp)
-	switch {
-	case tpcc:
-		return Metric{Name: "tpmc"}
-	case hasOLTP && (oltp.Dialect == "0.4" || oltp.Dialect == "0.5"):
-		return Metric{Name: "rw-qps"}
-	case b.Figures != nil:
-		return Metric{Name: "tps"}
+	r, err := ParseMetric(b.CompareMetric)
+	if err != nil || r.Name == study.Name {
+		return m, fmt.Errorf("the %s benchmark of target %s: comparison metric %q: %v", b.Workload, b.Target, b.CompareMetric, err)
 	}
-	return Metric{Name: "qps"}
+	return r, nil
 }
 
 // Value is the metric's figure for b; ok is false when b does not have it

@@ -13,6 +13,7 @@ import (
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/results/slapreport"
 	"github.com/goslap/goslap/internal/target"
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // frontEnd and workloadName are how the --json document names this
@@ -34,6 +35,10 @@ type RunRecord struct {
 	// the same statements.
 	Seed    uint64
 	Targets []TargetRecord
+	// Rounds and Comparison are a run of rounds' (rounds.go): its number
+	// of rounds and its verdicts; 0 and nil without.
+	Rounds     int
+	Comparison *jsondoc.Comparison
 }
 
 // TargetRecord is one target's share of a RunRecord.
@@ -41,6 +46,8 @@ type TargetRecord struct {
 	Label, Kind, Description string
 	Server                   *jsondoc.Server
 	Results                  []BenchmarkResult
+	// Rounds are the round of each result in a run of rounds, nil without.
+	Rounds []int
 }
 
 // NewRunRecord starts the record of an invocation with o's options.
@@ -50,10 +57,25 @@ func NewRunRecord(o *Options) *RunRecord {
 
 // add records one target's run; server is nil when it never connected.
 func (rec *RunRecord) add(label string, server *jsondoc.Server, results []BenchmarkResult) {
+	rec.addRounds(label, server, results, nil)
+}
+
+// addRounds records one target's run of rounds (rounds: each result's);
+// a target started again in a later round (in turn) adds to its record.
+func (rec *RunRecord) addRounds(label string, server *jsondoc.Server, results []BenchmarkResult, rounds []int) {
+	for i := range rec.Targets {
+		if tr := &rec.Targets[i]; tr.Label == label && rounds != nil {
+			tr.Results, tr.Rounds = append(tr.Results, results...), append(tr.Rounds, rounds...)
+			if tr.Server.Error != "" && server != nil {
+				tr.Server = server
+			}
+			return
+		}
+	}
 	if server == nil {
 		server = serverInfo(nil)
 	}
-	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: target.Server.String(), Server: server, Results: results})
+	rec.Targets = append(rec.Targets, TargetRecord{Label: label, Kind: target.Server.String(), Server: server, Results: results, Rounds: rounds})
 }
 
 // describe names the kind of each recorded target and what ran there,
@@ -96,11 +118,18 @@ func (rec *RunRecord) document(o *Options, runErr error) (*jsondoc.Document, err
 			if err != nil {
 				return nil, Exitf(1, "encoding the latency histogram: %v", err)
 			}
+			if i < len(tr.Rounds) {
+				b.Round = tr.Rounds[i]
+			}
 			doc.Benchmarks = append(doc.Benchmarks, b)
 		}
 	}
 	if runErr != nil {
 		doc.Error = runErr.Error()
+	}
+	if rec.Rounds > 1 {
+		doc.Options["rounds"] = rec.Rounds
+		doc.Comparison = rec.Comparison
 	}
 	return doc, nil
 }
@@ -112,7 +141,8 @@ func jsonBenchmark(target string, r *BenchmarkResult) (jsondoc.Benchmark, error)
 		errs = []latency.ErrorCount{}
 	}
 	b := jsondoc.Benchmark{
-		Target: target, Workload: workloadName, LoadType: r.LoadType,
+		// The script's own answer, as its studies use it (it needs no state).
+		Target: target, Workload: workloadName, CompareMetric: workload.CompareMetric(scriptSteps{}), LoadType: r.LoadType,
 		Concurrency: r.Concurrency, QueriesPerClient: r.QueriesPerClient,
 		Iterations: make([]jsondoc.Iteration, len(r.IterationMillis)),
 		AvgMillis:  r.AvgMillis(), MinMillis: r.MinMillis(), MaxMillis: r.MaxMillis(), StdDevMillis: r.StdDevMillis,

@@ -49,7 +49,9 @@ func run(args []string, env Env) int {
 	stdout, buffered := reportStdout(env.Stdout)
 	// One record (and seed) for the whole invocation, whatever the targets.
 	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
-	if sandbox := &o.Ext.Sandbox; sandbox.Active() {
+	if sandbox := &o.Ext.Sandbox; c.Rounds > 1 {
+		err = RunRounds(c, out)
+	} else if sandbox.Active() {
 		_, err = RunTargets(c, out)
 	} else {
 		var results []BenchmarkResult

@@ -68,14 +68,34 @@ func errInterruptedExit() error {
 // Run first prints the Plan's BuildLog at --verbose ≥ 2 (mysqlslap prints
 // those lines before it connects). --only-print is OnlyPrint's job, not Run's.
 func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult, err error) {
+	var r *runner
+	if out.Record != nil {
+		defer func() {
+			var server *jsondoc.Server
+			if r != nil {
+				server = r.server
+			}
+			out.Record.add(out.Target, server, results)
+		}()
+	}
+	if r, err = startRun(ctx, c, out); err != nil {
+		return nil, err
+	}
+	_, err = r.loop().Run(ctx)
+	err = r.finish(err)
+	return r.results, err
+}
+
+// startRun readies a run up to its loop: the script, the main connection
+// (the schema's safety checked), the shard's part and the server's
+// description; finish ends it.
+func startRun(ctx context.Context, c *Config, out Output) (r *runner, err error) {
 	o, p := c.Options, c.Plan
 	seed := runSeed(o)
-	var server *jsondoc.Server
 	if out.Record != nil {
 		seed = out.Record.Seed
-		defer func() { out.Record.add(out.Target, server, results) }()
 	}
-	r := &runner{ctx: ctx, c: c, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
+	r = &runner{ctx: ctx, c: c, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
 	cfg := scriptConfig(o, p, seed)
 	if o.Verbose >= 2 {
 		cfg.Note = func(line string) { io.WriteString(out.Stdout, line+"\n") }
@@ -104,19 +124,29 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 	if err := r.connect(); err != nil {
 		return nil, err
 	}
-	defer r.main.Close()
-	defer r.closeLedger()
 	if out.Shard != nil {
 		if r.shard, err = startShardRun(r, out.Shard); err != nil {
+			r.closeLedger()
+			r.main.Close()
 			return nil, err
 		}
-		defer r.shard.close()
 	}
 	if out.Record != nil && o.Ext.JSONSet {
-		server = serverInfo(r.main) // before the load changes anything
+		r.server = serverInfo(r.main) // before the load changes anything
 	}
-	_, err = r.loop().Run(ctx)
-	results = r.results
+	return r, nil
+}
+
+// finish ends a started run whose loop ended with err: the shard's end,
+// the kept schema's inventory, or after an error the clean-up (and the
+// interrupt's exit status); then it closes the connections. It returns
+// the error that ends the run.
+func (r *runner) finish(err error) error {
+	defer r.main.Close()
+	defer r.closeLedger()
+	if r.shard != nil {
+		defer r.shard.close()
+	}
 	if err == nil && r.shard != nil {
 		err = r.shard.end()
 	}
@@ -128,12 +158,12 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 			err = r.shard.ended(err)
 		}
 		note := r.cleanup()
-		if ctx.Err() != nil {
+		if r.ctx.Err() != nil {
 			err = errInterruptedExit()
 		}
 		err = withNote(err, note)
 	}
-	return results, err
+	return err
 }
 
 // runner is one Run: the main connection, the worker connector and the
@@ -168,6 +198,11 @@ type runner struct {
 	engine sqlgen.Engine
 	// serverCfg reaches the server without a schema (its sampling).
 	serverCfg *mysql.Config
+	// server is what the server reported before the load (--json).
+	server *jsondoc.Server
+	// rounds are the round of each of results in a run of rounds (nil
+	// without).
+	rounds []int
 }
 
 func (r *runner) connect() error {
@@ -360,6 +395,14 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 	res := benchmarkResult(r.c, e, clients, share, r.benches, r.out.Stderr)
 	r.benches = r.benches[:0]
 	res.Server, res.Intervals = orchestrator.CellServer(c, "query")
+	if c.Rounds > 1 && !r.c.Silent {
+		// Which side and round the block is (rounds.go).
+		if len(r.o.Ext.Sandbox.Targets) > 0 {
+			fmt.Fprintf(r.out.Stdout, "Target: %s, round %d of %d\n", r.out.Target, c.Round, c.Rounds)
+		} else {
+			fmt.Fprintf(r.out.Stdout, "Round %d of %d\n", c.Round, c.Rounds)
+		}
+	}
 	if err := r.report(&res); err != nil {
 		return err
 	}
@@ -369,6 +412,9 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 		}
 	}
 	r.results = append(r.results, res)
+	if c.Rounds > 1 {
+		r.rounds = append(r.rounds, c.Round)
+	}
 	return nil
 }
 

@@ -43,8 +43,10 @@ type WorkloadArgs struct {
 	Sweep string
 	// ReportInterval is --report-interval as given ("" when not).
 	ReportInterval string
-	// Rounds is --rounds as given ("" when not).
+	// Rounds is --rounds as given ("" when not); InTurn is
+	// --sides-in-turn.
 	Rounds string
+	InTurn bool
 	// Metric is --compare-metric as given ("" when not).
 	Metric string
 	// Assignments are the workload options in command-line order.
@@ -75,6 +77,7 @@ var frontNames = map[string]struct {
 // by existing rows). The rows only record what was given: which workload's
 // settings they fill is known after the whole command line is read.
 func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
+	inTurn := new(bool) // scratch, as rounds' (the document stays as it was)
 	rows := []*getopt.Option{
 		{Name: "workload", Arg: getopt.RequiredArg, Var: getopt.VarNone,
 			Help: "Run a registered workload instead of mysqlslap's: " + workloadNames() + ". " +
@@ -91,9 +94,15 @@ func workloadOptions(w *WorkloadArgs, taken []*optSpec) []*getopt.Option {
 		{Name: "rounds", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
 			Hook: func(s getopt.Setting) error { w.Rounds = s.Value; return nil },
 			Off:  func() error { w.Rounds = ""; return nil },
-			Help: "N: with --workload, run the whole matrix N times with the targets and the swept server-option values " +
+			Help: "N: run the whole matrix N times with the targets (and, with --workload, the swept server-option values) " +
 				"interleaved at every point (A B, B A, ...), each server quiesced first, and print per point the paired " +
-				"ratio to the first side with its 95 % confidence interval and a verdict."},
+				"ratio to the first side with its 95 % confidence interval and a verdict (queries/s for mysqlslap's load)."},
+		{Name: "sides-in-turn", Arg: getopt.NoArg, Var: getopt.VarBool, Bool: inTurn,
+			Hook: func(getopt.Setting) error { w.InTurn = *inTurn; return nil },
+			Off:  func() error { w.InTurn = false; return nil },
+			Help: "With --rounds: start the sandboxes one at a time within each round (the order alternating between " +
+				"rounds), for servers that cannot all be up at once; chosen by itself when the sandboxes' buffer pools " +
+				"would not fit the memory available."},
 		{Name: "compare-metric", Arg: getopt.RequiredArg, Var: getopt.VarString, String: new(string),
 			Hook: func(s getopt.Setting) error { w.Metric = s.Value; return nil },
 			Off:  func() error { w.Metric = ""; return nil },
@@ -222,8 +231,6 @@ func checkWorkloadOptions(o *Options) error {
 		return Exitf(1, "--report-interval needs --workload=NAME (%s)", workloadNames())
 	case w.Metric != "":
 		return Exitf(1, "--compare-metric needs --workload=NAME (%s)", workloadNames())
-	case w.Rounds != "":
-		return Exitf(1, "--rounds needs --workload=NAME (%s): mysqlslap's own load runs each target in turn", workloadNames())
 	case w.Set && len(o.Args) > 0 && isPhase(o.Args[0]):
 		return Exitf(1, "the %s command belongs to --workload=NAME workloads: mysqlslap's workload creates, runs and drops its schema in one command", o.Args[0])
 	}
@@ -423,6 +430,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		}
 		cfg.Rounds = n
 	}
+	cfg.InTurn = w.InTurn
 	if w.Metric != "" {
 		if cfg.Metric, err = orchestrator.ParseMetric(w.Metric); err != nil {
 			return nil, false, exitWith(err)

@@ -115,8 +115,8 @@ func TestWorkloadJSON(t *testing.T) {
 		t.Fatalf("%d benchmarks, want 2 (concurrency 3 and 4)", len(doc.Benchmarks))
 	}
 	for i, b := range doc.Benchmarks {
-		if b.Target != "server" || b.Workload != "oltp_read_write" || b.Concurrency != 3+i || len(b.Iterations) != 1 {
-			t.Errorf("benchmark %d: target %q, workload %q, concurrency %d, %d iterations", i, b.Target, b.Workload, b.Concurrency, len(b.Iterations))
+		if b.Target != "server" || b.Workload != "oltp_read_write" || b.CompareMetric != "tps" || b.Concurrency != 3+i || len(b.Iterations) != 1 {
+			t.Errorf("benchmark %d: target %q, workload %q (compares %q), concurrency %d, %d iterations", i, b.Target, b.Workload, b.CompareMetric, b.Concurrency, len(b.Iterations))
 		}
 		var got oltp.Section
 		has, err := b.Section(oltp.SectionName, &got)

@@ -34,6 +34,10 @@ type Config struct {
 	// Targets are the sandboxes and servers of a --sandbox or --target
 	// run, in order; nil for a plain run.
 	Targets []target.Target
+	// Rounds is --rounds on mysqlslap's load (0 without; rounds.go),
+	// InTurn --sides-in-turn.
+	Rounds int
+	InTurn bool
 
 	// Workload is the study of a --workload run (nil for mysqlslap's
 	// load); DefaultStop says its stop rule is the workload's default.
@@ -76,7 +80,8 @@ func (c *Config) Close() error {
 //  3. --workload's options without --workload (checkWorkloadOptions)
 //  4. the shard options without --shard, --shard with --sandbox, --target
 //     or --only-print (checkShardOptions, options_shard.go)
-//  5. --sandbox, --sandbox-option, --target (sandboxTargets)
+//  5. --sandbox, --sandbox-option, --target (sandboxTargets), then
+//     --rounds and --sides-in-turn (checkRounds)
 //  6. --only-print with --json, the --json and --plot files (checkOutputFiles)
 //  7. M open --csv (OpenCSV)
 //  8. M statement files: not a regular file, cannot be opened (readStatements)
@@ -112,6 +117,9 @@ func Validate(o *Options, env Env) (*Config, error) {
 	}
 	var err error
 	if c.Targets, err = sandboxTargets(o); err != nil {
+		return nil, err
+	}
+	if err := checkRounds(c); err != nil {
 		return nil, err
 	}
 	if err := checkOutputFiles(o); err != nil {

@@ -548,6 +548,9 @@ goslap's extras (goslap's own options, as in its mysqlslap front end):
   --iterations=N                   run each thread count N times
   --rounds=N                       run the whole matrix N times, the targets interleaved
                                    at every point, each quiesced first; a verdict per point
+  --sides-in-turn                  with --rounds: start the sandboxes one at a time within
+                                   each round (chosen by itself when their buffer pools
+                                   would not fit the memory available)
   --compare-metric=tps|qps|rw-qps|tpmc|pNN
                                    what the verdicts compare (default: the workload's own,
                                    and the --percentile latency)

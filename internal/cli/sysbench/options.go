@@ -660,6 +660,12 @@ func (c *Config) general(name string, w word) error {
 			return &ParseError{Msg: err.Error(), option: name}
 		}
 		c.Extras.Metric = m
+	case "sides-in-turn":
+		b, err := boolValue(w)
+		if err != nil {
+			return err
+		}
+		c.Extras.InTurn = b
 	case "rounds":
 		n, err := uintValue(name, w)
 		if err != nil || n == 0 || n > 1000 {

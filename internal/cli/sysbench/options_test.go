@@ -170,8 +170,9 @@ func TestParse(t *testing.T) {
 				t.Errorf("extras %+v", c.Extras)
 			}
 		}},
-		{"goslap's extras", strings.Fields("oltp_read_write --target=a:server --target=b:sandbox --sandbox-option=innodb_buffer_pool_size=32M --plot=x.svg --latency --iterations=3 run"), func(t *testing.T, c *Config) {
-			want := Extras{Targets: []string{"a:server", "b:sandbox"}, SandboxOptions: []string{"innodb_buffer_pool_size=32M"}, Plot: "x.svg", Latency: true, Iterations: 3}
+		{"goslap's extras", strings.Fields("oltp_read_write --target=a:server --target=b:sandbox --sandbox-option=innodb_buffer_pool_size=32M --plot=x.svg --latency --iterations=3 --rounds=3 --sides-in-turn run"), func(t *testing.T, c *Config) {
+			want := Extras{Targets: []string{"a:server", "b:sandbox"}, SandboxOptions: []string{"innodb_buffer_pool_size=32M"}, Plot: "x.svg", Latency: true, Iterations: 3,
+				Rounds: 3, InTurn: true}
 			if !reflect.DeepEqual(c.Extras, want) || len(c.Refused) != 0 || !c.Extras.Active() {
 				t.Errorf("extras %+v, refused %q", c.Extras, c.Refused)
 			}

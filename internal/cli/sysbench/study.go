@@ -32,6 +32,9 @@ type Extras struct {
 	// Rounds is --rounds=N: the whole matrix N times, the targets
 	// interleaved at every point, with a verdict per point.
 	Rounds int
+	// InTurn is --sides-in-turn: the rounds start the sides one at a
+	// time within each round.
+	InTurn bool
 	// Metric is --compare-metric ("": the workload's own).
 	Metric string
 	// JSON is --json[=FILE]: goslap's result document, on stdout when
@@ -71,7 +74,7 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	}
 	cfg := &orchestrator.Config{Workload: c.Workload, Settings: settings,
 		Common:     workload.Common{Schema: c.MySQL.DB, Seed: seed, Verbose: 1},
-		Iterations: max(e.Iterations, 1), Rounds: e.Rounds, Metric: e.Metric, Percentile: float64(c.Percentile), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
+		Iterations: max(e.Iterations, 1), Rounds: e.Rounds, InTurn: e.InTurn, Metric: e.Metric, Percentile: float64(c.Percentile), Events: c.Events, Duration: time.Duration(c.Time) * time.Second,
 		Rate: float64(c.Rate), Ignore: c.ignore(), DefaultBinary: e.Sandbox, SandboxOptions: e.SandboxOptions, Plot: e.Plot}
 	if cfg.Ignore == nil {
 		cfg.Ignore = func(uint16) bool { return false }

@@ -111,6 +111,10 @@ type Server struct {
 type Benchmark struct {
 	Target   string `json:"target"`   // Target.Label
 	Workload string `json:"workload"` // registered workload name
+	// CompareMetric is the figure the workload's studies compare on
+	// (workload.CompareMetric: tps, qps, rw-qps or tpmc), what goslap
+	// compare measures by default.
+	CompareMetric string `json:"compare_metric,omitempty"`
 	// Round is the benchmark's round (1..Comparison.Rounds) in a run of
 	// interleaved rounds (--rounds), absent otherwise.
 	Round       int    `json:"round,omitempty"`
