@@ -101,6 +101,7 @@ func TestVerdictReasons(t *testing.T) {
 		want       []string
 		wantJSON   []string
 		noHost     bool
+		same       bool // b's throughput is a's: no difference detected
 	}{
 		{name: "disk reads and CPU", sample: true, aCPU: 800, bCPU: 880, aDisk: 0, bDisk: 3.1, busy: 0.97,
 			want: []string{"b vs a  tps     ratio 0.800 (95 % CI 0.795–0.806): slower by 20 % (95 % CI 19–20 %): disk reads per transaction 0.0 → 3.1, server CPU per transaction +10 %\n",
@@ -109,6 +110,9 @@ func TestVerdictReasons(t *testing.T) {
 		{name: "same figures", sample: true, aCPU: 800, bCPU: 810, aDisk: 1, bDisk: 1, busy: 0.5,
 			want: []string{"slower by 20 % (95 % CI 19–20 %)\n",
 				"b       host    host CPU not saturated in any of 5 rounds (50 % busy); goslap used 30 % of it, the server 33 % (medians)\n"}},
+		{name: "no difference", sample: true, same: true, aCPU: 800, bCPU: 880, aDisk: 0, bDisk: 3.1, busy: 0.5,
+			want: []string{"no difference detected", "; the server's figures differed: disk reads per transaction 0.0 → 3.1"},
+			wantJSON: []string{"disk reads per transaction 0.0 → 3.1", "server CPU per transaction +10 %"}},
 		{name: "not sampled", sample: false,
 			want: []string{"slower by 20 % (95 % CI 19–20 %)\n"}, noHost: true},
 	}
@@ -116,7 +120,11 @@ func TestVerdictReasons(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var cells []*Cell
 			for r := range 5 {
-				ca, cb := syntheticCell(t, "a", r+1, a[r], 1000), syntheticCell(t, "b", r+1, b[r], 1000)
+				bv := b[r]
+				if tc.same {
+					bv = a[(r+1)%5]
+				}
+				ca, cb := syntheticCell(t, "a", r+1, a[r], 1000), syntheticCell(t, "b", r+1, bv, 1000)
 				if tc.sample {
 					// The server's share: its CPU per transaction × tps over 2 CPUs.
 					sampled(ca, tc.aCPU, tc.aDisk, tc.busy, 0.3)
