@@ -290,7 +290,7 @@ func writeVerdicts(w io.Writer, cfg *Config, res *Result) error {
 				}
 				why := ""
 				if m == 0 {
-					why = reasonsWords(pv.reasons(i+1), pv.Unit, r.Outcome)
+					why = servermetrics.ReasonsWords(pv.reasons(i+1), pv.Unit, r.Outcome == verdict.Faster || r.Outcome == verdict.Slower)
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s: %s%s\n", pair, mv.Metric, ratio, r.String(), why)
 			}

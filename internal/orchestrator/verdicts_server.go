@@ -6,7 +6,6 @@ import (
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
 	"github.com/goslap/goslap/internal/servermetrics"
-	"github.com/goslap/goslap/internal/verdict"
 )
 
 // sideServer is what the server sampling saw of one side at one point,
@@ -69,26 +68,6 @@ func (pv *PointVerdicts) reasons(i int) []servermetrics.Difference {
 		return nil
 	}
 	return pv.Reasons[i-1]
-}
-
-// reasonsWords are the reasons in a verdict's words: ": disk reads per
-// transaction 3.3 → 0.0, server CPU per transaction -21 %", "" for none.
-func reasonsWords(ds []servermetrics.Difference, unit string, o verdict.Outcome) string {
-	out := ""
-	for i, d := range ds {
-		switch {
-		case i > 0:
-			out += ", "
-		case o == verdict.Faster || o == verdict.Slower:
-			out = ": "
-		default:
-			// Without a verdict the figures are no cause of anything:
-			// they are said as what differed.
-			out = "; the server's figures differed: "
-		}
-		out += d.Words(unit)
-	}
-	return out
 }
 
 // reasonsJSON are the reasons for the comparison section.

@@ -111,7 +111,7 @@ func TestVerdictReasons(t *testing.T) {
 			want: []string{"slower by 20 % (95 % CI 19–20 %)\n",
 				"b       host    host CPU not saturated in any of 5 rounds (50 % busy); goslap used 30 % of it, the server 33 % (medians)\n"}},
 		{name: "no difference", sample: true, same: true, aCPU: 800, bCPU: 880, aDisk: 0, bDisk: 3.1, busy: 0.5,
-			want: []string{"no difference detected", "; the server's figures differed: disk reads per transaction 0.0 → 3.1"},
+			want:     []string{"no difference detected", "; the server's figures differed: disk reads per transaction 0.0 → 3.1"},
 			wantJSON: []string{"disk reads per transaction 0.0 → 3.1", "server CPU per transaction +10 %"}},
 		{name: "not sampled", sample: false,
 			want: []string{"slower by 20 % (95 % CI 19–20 %)\n"}, noHost: true},

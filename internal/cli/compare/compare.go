@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/internal/results/jsondoc"
+	"github.com/goslap/goslap/internal/servermetrics"
 	"github.com/goslap/goslap/internal/verdict"
 )
 
@@ -60,6 +61,12 @@ type Row struct {
 	// have every round).
 	Result   *verdict.Result
 	Compared string // why Result is nil, when it is
+	// Reasons are the server figures per unit that differ most between
+	// this side and side 0 (as the run's own verdicts name them), where
+	// every round of both sides recorded them; Unit is what they divide
+	// by. Only on the throughput metric's rows.
+	Reasons []servermetrics.Difference
+	Unit    string
 }
 
 // Report is a comparison.
@@ -348,6 +355,10 @@ func Compare(sides []Side, metrics []Metric) (*Report, error) {
 
 func compareRows(point string, m Metric, sides []Side, idx [][]map[string]*jsondoc.Benchmark, rounds int) ([]Row, error) {
 	var rows []Row
+	// per[s] are side s's server figures per unit, round by round; nil
+	// when a round has none.
+	per := make([][]jsondoc.PerTransaction, len(sides))
+	unit := ""
 	for s, side := range sides {
 		row := Row{Point: point, Metric: m, Side: s}
 		for r := range rounds {
@@ -355,6 +366,12 @@ func compareRows(point string, m Metric, sides []Side, idx [][]map[string]*jsond
 			if b == nil {
 				row.Missing = "not in " + side.Docs[r].Name
 				break
+			}
+			if b.Server != nil && (r == 0 || per[s] != nil) {
+				per[s] = append(per[s], b.Server.PerTransaction)
+				unit = b.Server.Unit
+			} else {
+				per[s] = nil
 			}
 			v, ok, err := m.Value(b)
 			if err != nil {
@@ -384,6 +401,13 @@ func compareRows(point string, m Metric, sides []Side, idx [][]map[string]*jsond
 				rows[i].Compared = err.Error()
 			} else {
 				rows[i].Result = &res
+			}
+			if m.Better() == verdict.Higher && per[0] != nil && per[i] != nil {
+				d := servermetrics.Differences(per[0], per[i], servermetrics.MinChange)
+				if len(d) > servermetrics.MaxReasons {
+					d = d[:servermetrics.MaxReasons]
+				}
+				rows[i].Reasons, rows[i].Unit = d, unit
 			}
 		}
 	}

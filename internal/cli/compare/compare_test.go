@@ -398,3 +398,45 @@ func TestRoundsOfOneDocument(t *testing.T) {
 		t.Errorf("a document without rounds was split: %d", len(g[0]))
 	}
 }
+
+// TestCompareNamesReasons: where every round of both sides recorded the
+// server's figures per transaction, the throughput verdict names those
+// that differ most (as the run's own verdicts do); a side without them
+// gets none.
+func TestCompareNamesReasons(t *testing.T) {
+	withServer := func(docs []Doc, disk, cpu float64) []Doc {
+		for _, d := range docs {
+			for i := range d.Doc.Benchmarks {
+				dr, c := disk, cpu
+				d.Doc.Benchmarks[i].Server = &jsondoc.ServerFigures{Unit: "transaction",
+					PerTransaction: jsondoc.PerTransaction{DiskReads: &dr, CPUMicros: &c}}
+			}
+		}
+		return docs
+	}
+	a := withServer(rounds(t, "a", 1000, 1.00, 1.01, 0.99, 1.00, 1.02), 3.1, 400)
+	b := withServer(rounds(t, "b", 1500, 1.01, 0.99, 1.00, 1.02, 0.98), 0, 300)
+	c := rounds(t, "c", 1500, 1.01, 0.99, 1.00, 1.02, 0.98)
+	rep, err := Compare([]Side{{Docs: a}, {Docs: b}, {Docs: c}}, []Metric{study})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := rep.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "faster by 49 % (95 % CI"
+	reason := "): disk reads per transaction 3.1 → 0.0, server CPU per transaction -25 %"
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch {
+		case strings.Contains(line, " B "):
+			if !strings.Contains(line, want) || !strings.Contains(line, reason) {
+				t.Errorf("B's line lacks %q and %q: %q", want, reason, line)
+			}
+		case strings.Contains(line, " C "):
+			if strings.Contains(line, "per transaction") {
+				t.Errorf("C recorded no server figures, yet: %q", line)
+			}
+		}
+	}
+}

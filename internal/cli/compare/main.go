@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/goslap/goslap/internal/merge"
+	"github.com/goslap/goslap/internal/servermetrics"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // Exit statuses of Main.
@@ -307,6 +309,8 @@ func (rep *Report) Write(w io.Writer) error {
 			if !r.Result.HasCI() {
 				text = "no verdict (one round)"
 			}
+			explains := r.Result.Outcome == verdict.Faster || r.Result.Outcome == verdict.Slower
+			text += servermetrics.ReasonsWords(r.Reasons, r.Unit, explains)
 		default:
 			text = r.Compared
 		}
