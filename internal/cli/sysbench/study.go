@@ -183,11 +183,10 @@ func runStudy(ctx context.Context, c *Config, settings workload.Settings, base *
 	}
 	cfg.ReadServers = e.JSONSet
 	// Sampled when the Server: lines are asked for, when targets are
-	// compared (each pays the same) or when the run keeps intervals anyway
-	// (--report-interval): the engine's interval snapshots the sampling
-	// needs cost up to a third of the throughput at a few threads
-	// (BENCHMARKS.md, "Server metrics"), and an output option (--json,
-	// --plot) must not change what is measured.
+	// compared or with --report-interval, as before intervals were kept
+	// in every run (BENCHMARKS.md, "Interval recording"): the sampler
+	// opens a connection of its own and may print warnings, which a
+	// plain run and an output option (--json, --plot) must not add.
 	shown := e.ServerReport || len(cfg.Targets) > 1 || cfg.ReportInterval > 0
 	cfg.ServerMetrics = orchestrator.Metrics{Off: e.ServerMetricsOff || !shown, PID: e.ServerPID}
 	if !cfg.ServerMetrics.Off && (e.ServerReport || len(cfg.Targets) > 1) {
