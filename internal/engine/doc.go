@@ -53,5 +53,7 @@
 // claimed in chunks (see quota). Latencies go to per-client sparse
 // recorders (latency.Samples), folded after the load. Snapshots for
 // Plan.OnInterval take a per-client lock that only the reporter goroutine
-// contends for, once per interval.
+// contends for, once per interval; the reporter waits between intervals
+// without a runtime timer (see ticker), since a pending timer costs the
+// thread-per-client path a wake-up per unit.
 package engine

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -52,7 +53,7 @@ func (s *snapshot) reconnect() {
 // measured load and hands it to Plan.OnInterval.
 type reporter struct {
 	r         *run
-	quit      chan struct{}
+	tick      *ticker // what the loop waits on (no runtime timer: see ticker)
 	done      chan struct{}
 	intervals []results.Interval
 
@@ -63,10 +64,16 @@ type reporter struct {
 	opHist   []*hdrhistogram.Histogram
 }
 
-func startReporter(r *run) *reporter {
+// newReporter prepares the reporter before the load starts (its ticker
+// needs descriptors, which may be lacking); start runs it.
+func newReporter(r *run) (*reporter, error) {
+	tick, err := newTicker()
+	if err != nil {
+		return nil, fmt.Errorf("engine: the interval reporter's wake-up pipe: %w", err)
+	}
 	rep := &reporter{
 		r:        r,
-		quit:     make(chan struct{}),
+		tick:     tick,
 		done:     make(chan struct{}),
 		spare:    make([][]uint32, len(r.clients)),
 		spareOps: make([][]uint16, len(r.clients)),
@@ -77,8 +84,14 @@ func startReporter(r *run) *reporter {
 	for i := range rep.opHist {
 		rep.opHist[i] = latency.NewHistogram()
 	}
-	go rep.loop()
-	return rep
+	return rep, nil
+}
+
+// start runs the reporter from r.measureFrom on; a nil reporter is a no-op.
+func (rep *reporter) start() {
+	if rep != nil {
+		go rep.loop()
+	}
 }
 
 // stop ends the reporter and waits for it; a nil reporter is a no-op. No
@@ -87,8 +100,16 @@ func (rep *reporter) stop() {
 	if rep == nil {
 		return
 	}
-	close(rep.quit)
+	rep.tick.wake()
 	<-rep.done
+}
+
+// close releases the ticker (after stop, or when the load never started);
+// a nil reporter is a no-op.
+func (rep *reporter) close() {
+	if rep != nil {
+		rep.tick.close()
+	}
 }
 
 func (rep *reporter) loop() {
@@ -97,14 +118,10 @@ func (rep *reporter) loop() {
 	every := r.p.ReportInterval
 	// Ticks fall at measureFrom + n×every, from the monotonic clock, so
 	// late wake-ups do not drift the intervals.
-	timer := time.NewTimer(time.Until(r.measureFrom.Add(every)))
-	defer timer.Stop()
 	prev := r.measureFrom
 	for n := 1; ; n++ {
-		select {
-		case <-rep.quit:
+		if rep.tick.until(r.measureFrom.Add(time.Duration(n) * every)) {
 			return
-		case <-timer.C:
 		}
 		now := time.Now()
 		iv := rep.take(now.Sub(r.measureFrom), now.Sub(prev))
@@ -113,7 +130,6 @@ func (rep *reporter) loop() {
 		if r.p.OnInterval != nil {
 			r.p.OnInterval(iv)
 		}
-		timer.Reset(time.Until(r.measureFrom.Add(time.Duration(n+1) * every)))
 	}
 }
 

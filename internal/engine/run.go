@@ -118,6 +118,15 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		}
 	}
 
+	var rep *reporter // nil without intervals
+	if p.ReportInterval > 0 {
+		var err error
+		if rep, err = newReporter(r); err != nil {
+			return nil, err
+		}
+		defer rep.close()
+	}
+
 	below := -1
 	if p.ThreadPerClientBelow != nil {
 		below = *p.ThreadPerClientBelow
@@ -173,10 +182,7 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	r.running.Store(int64(p.Clients))
 	close(release)
 
-	var rep *reporter
-	if p.ReportInterval > 0 {
-		rep = startReporter(r)
-	}
+	rep.start()
 
 	var end time.Time
 	var outcome error

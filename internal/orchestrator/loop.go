@@ -201,9 +201,7 @@ func (l *Loop) iteration(ctx context.Context, it workload.Iteration) (*results.B
 	plan := engine.Plan{Connector: l.Clients, Workload: l.Workload, Load: load, Iteration: it, Clients: it.Clients,
 		Events: lim.Events, Duration: lim.Duration, Warmup: lim.Warmup, Rate: lim.Rate,
 		Ignore: lim.Ignore, Seed: lim.Seed}
-	if lim.ReportInterval > 0 && l.Observer.Interval != nil {
-		plan.ReportInterval, plan.OnInterval = lim.ReportInterval, l.Observer.Interval
-	}
+	l.keepIntervals(&plan)
 	var after func(*results.Benchmark, error) error
 	if l.Plan != nil {
 		if after, err = l.Plan(it, &plan); err != nil {

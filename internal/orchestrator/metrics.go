@@ -114,8 +114,25 @@ func (l *Loop) sampler(ctx context.Context) *sampling {
 	return s
 }
 
+// keepIntervals makes the engine record every iteration's intervals: the
+// printed ones when a report interval is set (handed to the observer),
+// else the Metrics' interval (1 s by default), kept for the --json
+// document, the timeline and the stall line whether or not the server is
+// sampled. Recording them costs nothing measurable (BENCHMARKS.md,
+// "Interval recording").
+func (l *Loop) keepIntervals(p *engine.Plan) {
+	if lim := l.Limits; lim.ReportInterval > 0 {
+		p.ReportInterval = lim.ReportInterval
+		p.OnInterval = l.Observer.Interval
+		return
+	}
+	p.ReportInterval = l.Metrics.interval()
+}
+
+// interval is the length of the kept intervals when none is printed; a
+// nil Metrics keeps 1 s.
 func (m *Metrics) interval() time.Duration {
-	if m.Interval > 0 {
+	if m != nil && m.Interval > 0 {
 		return m.Interval
 	}
 	return time.Second
@@ -256,30 +273,50 @@ func (is *iterationSampling) end(ctx context.Context) *IterationServer {
 	return out
 }
 
-// serverJSON fills a benchmark's server figures and intervals from its
-// iterations' sampling; units are the benchmark's measured units.
+// serverJSON fills a benchmark's intervals (every iteration's, in order,
+// stalls flagged) and, from its iterations' sampling, its server figures
+// and each interval's server span; units are the benchmark's measured
+// units. An iteration that was not sampled keeps its intervals without
+// server figures.
 func serverJSON(jb *jsondoc.Benchmark, bs []*results.Benchmark, its []*IterationServer, unit string) {
 	var whole servermetrics.Span
 	var units uint64
 	have := false
 	var loc servermetrics.Location
 	var tput []float64
-	for i, is := range its {
-		if is == nil || i >= len(bs) {
-			continue
+	for i, b := range bs {
+		var is *IterationServer
+		if i < len(its) {
+			is = its[i]
 		}
-		loc = is.Location
-		if is.HaveWhole {
-			whole = whole.Add(is.Whole)
-			units += bs[i].Events
-			have = true
+		ivs := b.Intervals
+		spans := map[time.Duration]servermetrics.Span{}
+		if is != nil {
+			loc = is.Location
+			if is.HaveWhole {
+				whole = whole.Add(is.Whole)
+				units += b.Events
+				have = true
+			}
+			for _, s := range is.Intervals {
+				if s.HaveSpan {
+					spans[s.At] = s.Span
+				}
+			}
+			if len(ivs) == 0 {
+				// A benchmark rebuilt without the engine's intervals
+				// keeps the ones the sampling saw.
+				for _, s := range is.Intervals {
+					ivs = append(ivs, s.Interval)
+				}
+			}
 		}
-		for _, iv := range is.Intervals {
-			ji := jsondoc.Interval{Iteration: bs[i].Point.Number, AtSeconds: iv.At.Seconds(), Seconds: iv.Length.Seconds(),
+		for _, iv := range ivs {
+			ji := jsondoc.Interval{Iteration: b.Point.Number, AtSeconds: iv.At.Seconds(), Seconds: iv.Length.Seconds(),
 				Transactions: iv.Events, Queries: iv.Tally.Reads + iv.Tally.Writes + iv.Tally.Other,
 				Errors: iv.Errors, Latency: iv.Latency}
-			if iv.HaveSpan {
-				f := servermetrics.Figures(iv.Span, iv.Events, unit, loc)
+			if span, ok := spans[iv.At]; ok {
+				f := servermetrics.Figures(span, iv.Events, unit, loc)
 				ji.Server = &f
 			}
 			jb.Intervals = append(jb.Intervals, ji)

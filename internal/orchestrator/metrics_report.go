@@ -8,9 +8,9 @@ import (
 	"github.com/goslap/goslap/internal/servermetrics"
 )
 
-// CellServer is a cell's server figures over its measured iterations and
-// its intervals with their stall flags (nil, nil when it was not
-// sampled).
+// CellServer is a cell's server figures over its measured iterations
+// (nil when it was not sampled) and its intervals with their stall flags
+// (kept whether or not it was sampled).
 func CellServer(c *Cell, unit string) (*jsondoc.ServerFigures, []jsondoc.Interval) {
 	var b jsondoc.Benchmark
 	serverJSON(&b, c.Benchmarks, c.Servers, unit)
@@ -35,7 +35,7 @@ func (t *TextReport) serverLines(c *Cell) string {
 // ServerLines are a cell's "Server:" lines (per unit, "transaction" or
 // "query"), for a front end that prints its own report: the per-unit
 // figures, the host's CPU and goslap's share, why a figure is missing,
-// and the stalls. None when the cell was not sampled.
+// and the stalls. Only the stalls when the cell was not sampled.
 func ServerLines(c *Cell, unit string) []string {
 	f, ivs := CellServer(c, unit)
 	var out []string

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,5 +239,61 @@ func TestNoProcessPrivilege(t *testing.T) {
 	}
 	if b.Server == nil || b.Server.PerTransaction.DiskReads == nil || b.Server.PerTransaction.CPUMicros == nil {
 		t.Errorf("server figures %+v", b.Server)
+	}
+}
+
+// TestIntervalsKeptUnsampled: a run keeps its intervals whether or not
+// the server is sampled, at the Metrics' interval (1 s by default), as
+// many as fit in the run, without server figures; the stall flags are
+// computed over them.
+func TestIntervalsKeptUnsampled(t *testing.T) {
+	s := servertest.Require(t)
+	for _, tc := range []struct {
+		name  string
+		m     *Metrics
+		d     time.Duration
+		every time.Duration
+		want  int
+	}{
+		{"no sampling configured", nil, 2200 * time.Millisecond, time.Second, 2},
+		{"sampling off", &Metrics{Off: true}, 2200 * time.Millisecond, time.Second, 2},
+		{"sampling off, 250 ms", &Metrics{Off: true, Interval: 250 * time.Millisecond}, 1100 * time.Millisecond, 250 * time.Millisecond, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			main, schema := prepare(t, s)
+			clients, err := mysqlconn.NewConnector(schema, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &Loop{Workload: updates{}, Session: &workload.Session{Main: main}, Clients: clients,
+				Concurrency: []int{2}, Iterations: 1, Limits: Limits{Duration: tc.d}, Metrics: tc.m}
+			cells, err := l.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b jsondoc.Benchmark
+			serverJSON(&b, cells[0].Benchmarks, cells[0].Servers, "transaction")
+			// As many as fit in the measured time (on a loaded machine a
+			// run lasts longer than asked: its last unit ends late), the
+			// last one possibly lost to the end of the run.
+			elapsed := cells[0].Benchmarks[0].Elapsed
+			fit := int(elapsed / tc.every)
+			if n := len(b.Intervals); n < max(fit-1, 1) || n > fit {
+				t.Fatalf("%d intervals of %v in a run of %v, want %d or %d", n, tc.every, elapsed, fit-1, fit)
+			}
+			var units uint64
+			prev := 0.0
+			for i, iv := range b.Intervals {
+				units += iv.Transactions
+				if iv.Iteration != 1 || iv.AtSeconds < float64(i+1)*tc.every.Seconds() || math.Abs(iv.Seconds-(iv.AtSeconds-prev)) > 1e-6 ||
+					iv.Queries != iv.Transactions || iv.Latency.Count != int64(iv.Transactions) || iv.Server != nil {
+					t.Errorf("interval %d: %+v", i, iv)
+				}
+				prev = iv.AtSeconds
+			}
+			if total := cells[0].Benchmarks[0].Events; units > total || units < total/2 {
+				t.Errorf("intervals hold %d of the run's %d transactions", units, total)
+			}
+		})
 	}
 }

@@ -479,11 +479,10 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	// Several sides compared, or asked: the server's figures under each cell.
 	// The server is sampled when the Server: block is asked for, when
-	// sides are compared (each pays the same) or when the run keeps
-	// intervals anyway (--report-interval): the engine's interval
-	// snapshots the sampling needs cost up to a third of the throughput at
-	// a few clients (BENCHMARKS.md, "Server metrics"), and an output
-	// option (--json, --plot) must not change what is measured.
+	// sides are compared or with --report-interval, as before intervals
+	// were kept in every run (BENCHMARKS.md, "Interval recording"): the
+	// sampler opens a connection of its own and may print warnings, which
+	// a plain run and an output option (--json, --plot) must not add.
 	shown := o.Ext.ServerReport || rep.Targets || w.ReportInterval != ""
 	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics || !shown, PID: o.Ext.ServerPID}
 	rep.Server = !cfg.ServerMetrics.Off && (o.Ext.ServerReport || rep.Targets)

@@ -4,10 +4,10 @@ package sysbench
 // CPU and IO: only on the study runner (Extras.Active), when the
 // Server: lines are asked for (--server-report), when targets are
 // compared (each pays the same) or when the run keeps intervals anyway
-// (--report-interval): the engine's interval snapshots the sampling
-// needs cost up to a third of the throughput at a few threads
-// (BENCHMARKS.md, "Server metrics"), and an output option (--json,
-// --plot) must not change what is measured.
+// (--report-interval), as before intervals were kept in every run
+// (BENCHMARKS.md, "Interval recording"): the sampler opens a connection
+// of its own and may print warnings, which a plain run and an output
+// option (--json, --plot) must not add.
 func samplesServer(c *Config) bool {
 	e := c.Extras
 	if e.ServerMetricsOff || !e.Active() {

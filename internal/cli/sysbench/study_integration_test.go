@@ -107,7 +107,7 @@ func TestJSON(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "r.json")
-	out = mustRun(t, s, append(base, "--threads=3", "--time=1", "--json="+file, "run")...)
+	out = mustRun(t, s, append(base, "--threads=3", "--time=2", "--json="+file, "run")...)
 	if !strings.Contains(out, "SQL statistics:") {
 		t.Errorf("with --json=FILE the report is missing:\n%s", out)
 	}
@@ -116,6 +116,17 @@ func TestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc, err = jsondoc.Decode(bytes.NewReader(data)); err != nil || len(doc.Benchmarks) != 1 || doc.Options["json"] != file {
-		t.Errorf("file document: %v, %+v", err, doc)
+		t.Fatalf("file document: %v, %+v", err, doc)
+	}
+	// A plain run keeps its 1 s intervals (the last one may be lost to
+	// the end of the run; a loaded machine may stretch the run).
+	ivs := doc.Benchmarks[0].Intervals
+	if len(ivs) < 1 || len(ivs) > 3 {
+		t.Errorf("%d intervals in a 2 s run, want 1 or 2", len(ivs))
+	}
+	for i, iv := range ivs {
+		if iv.Iteration != 1 || iv.AtSeconds < float64(i+1) || iv.Seconds < 0.5 || iv.Transactions == 0 || iv.Latency.Count == 0 {
+			t.Errorf("interval %d: %+v", i, iv)
+		}
 	}
 }
