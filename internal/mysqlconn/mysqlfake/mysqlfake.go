@@ -103,10 +103,18 @@ type Err struct {
 // connection lost (the engine's reconnect path).
 type Drop struct{}
 
-func (OK) reply()   {}
-func (Rows) reply() {}
-func (Err) reply()  {}
-func (Drop) reply() {}
+// Stall replies Then (nil: OK{}) after For on top of the server's delay,
+// as a long statement or a lock wait would; a closing server cuts it short.
+type Stall struct {
+	For  time.Duration
+	Then Reply
+}
+
+func (OK) reply()    {}
+func (Rows) reply()  {}
+func (Err) reply()   {}
+func (Drop) reply()  {}
+func (Stall) reply() {}
 
 // Handler decides the reply to each COM_QUERY, COM_STMT_PREPARE (where
 // only Err and Drop mean anything; anything else prepares the statement)
@@ -257,8 +265,10 @@ func (s *Server) record(q Query) {
 }
 
 // wait sleeps for the reply delay; false when the server is closing.
-func (s *Server) wait() bool {
-	d := time.Duration(s.delay.Load())
+func (s *Server) wait() bool { return s.sleep(time.Duration(s.delay.Load())) }
+
+// sleep waits d; false when the server is closing.
+func (s *Server) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -505,6 +515,16 @@ func (c *conn) answer(q Query, binaryRows bool) bool {
 	r := c.s.handler(q)
 	if !c.s.wait() {
 		return false
+	}
+	for {
+		st, ok := r.(Stall)
+		if !ok {
+			break
+		}
+		if !c.s.sleep(st.For) {
+			return false
+		}
+		r = st.Then
 	}
 	switch r := r.(type) {
 	case nil:
