@@ -209,7 +209,7 @@ func TestNewOrderOnTheWire(t *testing.T) {
 			t.Errorf("seed %d: tally %+v, the recorder's run %+v", seed, c.tally, want.tally)
 		}
 	}
-		if rollbacks != 3 || commits != 30 {
+	if rollbacks != 3 || commits != 30 {
 		t.Errorf("%d rollbacks, %d commits: both paths must be taken", rollbacks, commits)
 	}
 
