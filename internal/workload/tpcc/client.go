@@ -111,6 +111,7 @@ func (e *connExecutor) count(id int, args []driver.NamedValue, buf *[]driver.Val
 	return e.stmts[id].Count(args, buf)
 }
 func (e *connExecutor) drain(id int, args []driver.NamedValue) error {
+	// Not Stmt.Exec: see oltp's client.run.
 	return e.stmts[id].Drain(args)
 }
 func (e *connExecutor) commit() error   { return e.conn.Exec("COMMIT") }
