@@ -545,6 +545,10 @@ func (c *client) run(k kind, t int) error {
 			affected = 1
 		}
 	case st != nil && d.result:
+		// Not Stmt.Exec, though it would skip the rows without a rows
+		// object: go-sql-driver 1.10.2's Exec skips column definitions
+		// that MariaDB's metadata cache left out, reads rows in their
+		// place and waits for packets that never come.
 		err = st.Drain(args)
 	case st != nil:
 		affected, err = st.ExecAffected(args)

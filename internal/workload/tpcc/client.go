@@ -107,6 +107,13 @@ func (e *connExecutor) query(id int, args []driver.NamedValue) ([][][]byte, erro
 func (e *connExecutor) exec(id int, args []driver.NamedValue) (int64, error) {
 	return e.stmts[id].ExecAffected(args)
 }
+func (e *connExecutor) count(id int, args []driver.NamedValue, buf *[]driver.Value) (int64, error) {
+	return e.stmts[id].Count(args, buf)
+}
+func (e *connExecutor) drain(id int, args []driver.NamedValue) error {
+	// Not Stmt.Exec: see oltp's client.run.
+	return e.stmts[id].Drain(args)
+}
 func (e *connExecutor) commit() error   { return e.conn.Exec("COMMIT") }
 func (e *connExecutor) rollback() error { return e.conn.Exec("ROLLBACK") }
 
@@ -116,6 +123,18 @@ func (e *connExecutor) close() {
 			_ = s.Close()
 		}
 	}
+}
+
+// rowSkipper runs a query whose values the transaction does not use
+// without copying them out: count reads the rows for their number (a row
+// must exist), drain reads and discards them. Query would copy every value
+// of every row into fresh slices: Stock-Level's ~200 stock counts, the
+// customer checks of New-Order and Order-Status, Order-Status's lines.
+// The server sees the same statements either way. An executor without it
+// (the statement recorder) answers through query.
+type rowSkipper interface {
+	count(id int, args []driver.NamedValue, buf *[]driver.Value) (int64, error)
+	drain(id int, args []driver.NamedValue) error
 }
 
 // line is one New-Order line's input.
@@ -143,9 +162,11 @@ type client struct {
 	g      rng
 	hand   hand
 	ex     executor
+	skip   rowSkipper // ex's, nil when ex has none
 	in     input
 	args   []driver.NamedValue
-	cdata  []byte // Payment's new c_data
+	rowBuf []driver.Value // count's row buffer
+	cdata  []byte         // Payment's new c_data
 	hdata  []byte
 	tally  workload.Tally
 	counts Counts
@@ -169,7 +190,7 @@ func (c *client) Begin(conn *mysqlconn.Conn) error {
 	if old, ok := c.ex.(*connExecutor); ok {
 		old.close()
 	}
-	c.ex = nil
+	c.ex, c.skip = nil, nil
 	if err := conn.Exec("SET autocommit = 0"); err != nil {
 		return err
 	}
@@ -186,7 +207,7 @@ func (c *client) Begin(conn *mysqlconn.Conn) error {
 		}
 		e.stmts[i] = st
 	}
-	c.ex = e
+	c.ex, c.skip = e, e
 	return nil
 }
 
@@ -195,7 +216,7 @@ func (c *client) End(conn *mysqlconn.Conn) error {
 	if e, ok := c.ex.(*connExecutor); ok {
 		e.close()
 	}
-	c.ex = nil
+	c.ex, c.skip = nil, nil
 	return nil
 }
 
@@ -352,14 +373,17 @@ func (c *client) run(op int) error {
 	}
 }
 
-// bind fills the reused argument slice; ints become the int64 the driver
-// takes (the statements bypass database/sql's conversion).
+// box is n as the int64 argument the driver takes (the statements bypass
+// database/sql's conversion). Boxing a value above 255 allocates, so a
+// transaction boxes each value once and hands the same interface to every
+// statement that sends it (New-Order sends an order line's item to four).
+func box(n int) any { return int64(n) }
+
+// bind fills the reused argument slice with vs: values boxed by box, or
+// []byte.
 func (c *client) bind(vs ...any) []driver.NamedValue {
 	c.args = c.args[:0]
 	for i, v := range vs {
-		if n, ok := v.(int); ok {
-			v = int64(n)
-		}
 		c.args = append(c.args, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	return c.args
@@ -373,6 +397,38 @@ func (c *client) query(id int, vs ...any) ([][][]byte, error) {
 func (c *client) exec(id int, vs ...any) (int64, error) {
 	c.tally.Writes++
 	return c.ex.exec(id, c.bind(vs...))
+}
+
+// drain runs a query whose rows are read and not used.
+func (c *client) drain(id int, vs ...any) error {
+	c.tally.Reads++
+	if c.skip == nil {
+		_, err := c.ex.query(id, c.bind(vs...))
+		return err
+	}
+	return c.skip.drain(id, c.bind(vs...))
+}
+
+// exists runs a query that must return a row whose values are not used;
+// no row is a dataError naming the statement, as for row.
+func (c *client) exists(id int, vs ...any) error {
+	c.tally.Reads++
+	var n int64
+	var err error
+	if c.skip == nil {
+		var rows [][][]byte
+		rows, err = c.ex.query(id, c.bind(vs...))
+		n = int64(len(rows))
+	} else {
+		n, err = c.skip.count(id, c.bind(vs...), &c.rowBuf)
+	}
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return &dataError{Statements[id].Name + " found no row"}
+	}
+	return nil
 }
 
 func (c *client) commit() error {
@@ -400,26 +456,31 @@ func (c *client) row(id int, vs ...any) ([][]byte, error) {
 
 func (c *client) newOrder() error {
 	in := &c.in
-	if _, err := c.row(sNOCustomer, in.w, in.d, in.c); err != nil {
+	w, d, cid := box(in.w), box(in.d), box(in.c)
+	if err := c.exists(sNOCustomer, w, d, cid); err != nil {
 		return err
 	}
-	row, err := c.row(sNODistrict, in.d, in.w)
+	row, err := c.row(sNODistrict, d, w)
 	if err != nil {
 		return err
 	}
-	oid := atoi(row[0])
-	if _, err := c.exec(sNOUpdDistrict, oid, in.d, in.w); err != nil {
+	oid := box(atoi(row[0]))
+	if _, err := c.exec(sNOUpdDistrict, oid, d, w); err != nil {
 		return err
 	}
-	if _, err := c.exec(sNOInsOrder, oid, in.d, in.w, in.c, in.cnt, in.allLocal); err != nil {
+	if _, err := c.exec(sNOInsOrder, oid, d, w, cid, box(in.cnt), box(in.allLocal)); err != nil {
 		return err
 	}
-	if _, err := c.exec(sNOInsNewOrder, oid, in.d, in.w); err != nil {
+	if _, err := c.exec(sNOInsNewOrder, oid, d, w); err != nil {
 		return err
 	}
 	for i := 0; i < in.cnt; i++ {
 		ln := in.lines[i]
-		rows, err := c.query(sNOItem, ln.item)
+		item, supply, qty := box(ln.item), w, box(ln.qty)
+		if ln.supply != in.w {
+			supply = box(ln.supply)
+		}
+		rows, err := c.query(sNOItem, item)
 		if err != nil {
 			return err
 		}
@@ -430,7 +491,7 @@ func (c *client) newOrder() error {
 			return errRolledBack
 		}
 		price := parseCents(rows[0][0])
-		srow, err := c.row(sNOStock, ln.item, ln.supply)
+		srow, err := c.row(sNOStock, item, supply)
 		if err != nil {
 			return err
 		}
@@ -440,11 +501,11 @@ func (c *client) newOrder() error {
 		} else {
 			q = q - ln.qty + 91
 		}
-		if _, err := c.exec(sNOUpdStock, q, ln.item, ln.supply); err != nil {
+		if _, err := c.exec(sNOUpdStock, box(q), item, supply); err != nil {
 			return err
 		}
-		dist := srow[1+in.d]
-		if _, err := c.exec(sNOInsOrderLine, oid, in.d, in.w, i+1, ln.item, ln.supply, ln.qty, int64(ln.qty)*price, dist); err != nil {
+		var dist any = srow[1+in.d]
+		if _, err := c.exec(sNOInsOrderLine, oid, d, w, box(i+1), item, supply, qty, int64(ln.qty)*price, dist); err != nil {
 			return err
 		}
 	}
@@ -453,12 +514,13 @@ func (c *client) newOrder() error {
 
 // pickByName is the customer in the middle (rounded up) of those with the
 // input's last name, ordered by first name.
-func (c *client) pickByName(w, d int) error {
+func (c *client) pickByName(w, d any) error {
 	in := &c.in
-	if _, err := c.row(sCountByName, w, d, in.last); err != nil {
+	var last any = in.last
+	if err := c.exists(sCountByName, w, d, last); err != nil {
 		return err
 	}
-	rows, err := c.query(sListByName, w, d, in.last)
+	rows, err := c.query(sListByName, w, d, last)
 	if err != nil {
 		return err
 	}
@@ -471,31 +533,37 @@ func (c *client) pickByName(w, d int) error {
 
 func (c *client) payment() error {
 	in := &c.in
-	if _, err := c.exec(sPayUpdWarehouse, in.amount, in.w); err != nil {
+	w, d, amount := box(in.w), box(in.d), box(in.amount)
+	if _, err := c.exec(sPayUpdWarehouse, amount, w); err != nil {
 		return err
 	}
-	wrow, err := c.row(sPayWarehouse, in.w)
+	wrow, err := c.row(sPayWarehouse, w)
 	if err != nil {
 		return err
 	}
-	if _, err := c.exec(sPayUpdDistrict, in.amount, in.w, in.d); err != nil {
+	if _, err := c.exec(sPayUpdDistrict, amount, w, d); err != nil {
 		return err
 	}
-	drow, err := c.row(sPayDistrict, in.w, in.d)
+	drow, err := c.row(sPayDistrict, w, d)
 	if err != nil {
 		return err
+	}
+	cw, cd := w, d
+	if in.cw != in.w || in.cd != in.d {
+		cw, cd = box(in.cw), box(in.cd)
 	}
 	if in.byName {
-		if err := c.pickByName(in.cw, in.cd); err != nil {
+		if err := c.pickByName(cw, cd); err != nil {
 			return err
 		}
 	}
-	crow, err := c.row(sPayCustomer, in.cw, in.cd, in.c)
+	cid := box(in.c)
+	crow, err := c.row(sPayCustomer, cw, cd, cid)
 	if err != nil {
 		return err
 	}
 	if string(crow[9]) == "BC" {
-		drow, err := c.row(sPayCData, in.cw, in.cd, in.c)
+		drow, err := c.row(sPayCData, cw, cd, cid)
 		if err != nil {
 			return err
 		}
@@ -510,17 +578,19 @@ func (c *client) payment() error {
 			b = b[:500]
 		}
 		c.cdata = b
-		if _, err := c.exec(sPayUpdBC, in.amount, b, in.cw, in.cd, in.c); err != nil {
+		var data any = b
+		if _, err := c.exec(sPayUpdBC, amount, data, cw, cd, cid); err != nil {
 			return err
 		}
-	} else if _, err := c.exec(sPayUpdGC, in.amount, in.cw, in.cd, in.c); err != nil {
+	} else if _, err := c.exec(sPayUpdGC, amount, cw, cd, cid); err != nil {
 		return err
 	}
 	h := append(c.hdata[:0], wrow[5]...)
 	h = append(h, "    "...)
 	h = append(h, drow[5]...)
 	c.hdata = h
-	if _, err := c.exec(sPayInsHistory, in.cd, in.cw, in.c, in.d, in.w, in.amount, h); err != nil {
+	var hdata any = h
+	if _, err := c.exec(sPayInsHistory, cd, cw, cid, d, w, amount, hdata); err != nil {
 		return err
 	}
 	return c.commit()
@@ -528,20 +598,22 @@ func (c *client) payment() error {
 
 func (c *client) orderStatus() error {
 	in := &c.in
+	w, d := box(in.w), box(in.d)
 	if in.byName {
-		if err := c.pickByName(in.w, in.d); err != nil {
+		if err := c.pickByName(w, d); err != nil {
 			return err
 		}
 	}
-	if _, err := c.row(sOSCustomer, in.w, in.d, in.c); err != nil {
+	cid := box(in.c)
+	if err := c.exists(sOSCustomer, w, d, cid); err != nil {
 		return err
 	}
-	rows, err := c.query(sOSOrder, in.w, in.d, in.c, in.w, in.d, in.c)
+	rows, err := c.query(sOSOrder, w, d, cid, w, d, cid)
 	if err != nil {
 		return err
 	}
 	if len(rows) > 0 {
-		if _, err := c.query(sOSLines, in.w, in.d, atoi(rows[0][0])); err != nil {
+		if err := c.drain(sOSLines, w, d, box(atoi(rows[0][0]))); err != nil {
 			return err
 		}
 	}
@@ -552,9 +624,11 @@ func (c *client) orderStatus() error {
 // warehouse, committing per district as tpcc-mysql does.
 func (c *client) delivery() error {
 	in := &c.in
+	w, carrier := box(in.w), box(in.carrier)
 	open := false
-	for d := 1; d <= distPerWH; d++ {
-		row, err := c.row(sDelMinNewOrder, d, in.w)
+	for di := 1; di <= distPerWH; di++ {
+		d := box(di)
+		row, err := c.row(sDelMinNewOrder, d, w)
 		if err != nil {
 			return err
 		}
@@ -562,34 +636,34 @@ func (c *client) delivery() error {
 		if row[0] == nil {
 			continue // nothing to deliver in this district
 		}
-		oid := atoi(row[0])
-		n, err := c.exec(sDelDelNewOrder, oid, d, in.w)
+		oid := box(atoi(row[0]))
+		n, err := c.exec(sDelDelNewOrder, oid, d, w)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			continue // a concurrent Delivery took it
 		}
-		orow, err := c.row(sDelOrderCustomer, oid, d, in.w)
+		orow, err := c.row(sDelOrderCustomer, oid, d, w)
 		if err != nil {
 			return err
 		}
-		cid := atoi(orow[0])
-		if _, err := c.exec(sDelUpdOrder, in.carrier, oid, d, in.w); err != nil {
+		cid := box(atoi(orow[0]))
+		if _, err := c.exec(sDelUpdOrder, carrier, oid, d, w); err != nil {
 			return err
 		}
-		if _, err := c.exec(sDelUpdLines, oid, d, in.w); err != nil {
+		if _, err := c.exec(sDelUpdLines, oid, d, w); err != nil {
 			return err
 		}
-		srow, err := c.row(sDelSumLines, oid, d, in.w)
+		srow, err := c.row(sDelSumLines, oid, d, w)
 		if err != nil {
 			return err
 		}
-		sum := srow[0]
-		if sum == nil {
-			sum = zeroAmount
+		var sum any = zeroAmount
+		if srow[0] != nil {
+			sum = srow[0]
 		}
-		if _, err := c.exec(sDelUpdCustomer, sum, cid, d, in.w); err != nil {
+		if _, err := c.exec(sDelUpdCustomer, sum, cid, d, w); err != nil {
 			return err
 		}
 		if err := c.commit(); err != nil {
@@ -603,21 +677,23 @@ func (c *client) delivery() error {
 	return nil
 }
 
-var zeroAmount = []byte("0")
+// zeroAmount is SUM(ol_amount) of an order without lines, boxed once.
+var zeroAmount any = []byte("0")
 
 func (c *client) stockLevel() error {
 	in := &c.in
-	row, err := c.row(sSLDistrict, in.d, in.w)
+	w, d, threshold := box(in.w), box(in.d), box(in.threshold)
+	row, err := c.row(sSLDistrict, d, w)
 	if err != nil {
 		return err
 	}
-	next := atoi(row[0])
-	items, err := c.query(sSLItems, in.w, in.d, next, next)
+	next := box(atoi(row[0]))
+	items, err := c.query(sSLItems, w, d, next, next)
 	if err != nil {
 		return err
 	}
 	for _, it := range items {
-		if _, err := c.query(sSLCount, in.w, atoi(it[0]), in.threshold); err != nil {
+		if err := c.drain(sSLCount, w, box(atoi(it[0])), threshold); err != nil {
 			return err
 		}
 	}
