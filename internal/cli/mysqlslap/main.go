@@ -48,7 +48,7 @@ func run(args []string, env Env) int {
 
 	stdout, buffered := reportStdout(env.Stdout)
 	// One record (and seed) for the whole invocation, whatever the targets.
-	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: c.Connection.label(), Record: NewRunRecord(o)}
 	if sandbox := &o.Ext.Sandbox; c.Rounds > 1 {
 		err = RunRounds(c, out)
 	} else if sandbox.Active() {
@@ -57,7 +57,7 @@ func run(args []string, env Env) int {
 		var results []BenchmarkResult
 		results, err = RunWithSignals(c, out)
 		if err == nil && sandbox.Plot != "" {
-			err = PlotRun(sandbox.Plot, o, results)
+			err = PlotRun(sandbox.Plot, out.Target, results)
 		}
 	}
 	return endRun(o, env, buffered, err, func(err error) error {

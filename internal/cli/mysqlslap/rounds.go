@@ -64,10 +64,10 @@ func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string
 	// errors); --sandbox alone runs its one sandbox.
 	comparing, targets := len(s.Targets) > 0, c.Targets
 	if len(targets) == 0 {
-		targets = []target.Target{{Label: serverLabel(o), Kind: target.Server}}
+		targets = []target.Target{{Label: c.Connection.label(), Kind: target.Server}}
 	}
 	plan := orchestrator.RoundsPlan{Rounds: c.Rounds, InTurn: c.InTurn, Targets: targets, Clients: c.Plan.Concurrency,
-		Compare:    target.Config{DefaultBinary: s.Sandbox, SandboxOptions: s.ServerOptions, Base: endpointOf(o), TempDir: tempDir},
+		Compare:    target.Config{DefaultBinary: s.Sandbox, SandboxOptions: s.ServerOptions, Base: c.Connection.endpoint(), TempDir: tempDir},
 		Unlabelled: !comparing}
 	for _, e := range c.Plan.Engines {
 		plan.Engines = append(plan.Engines, orchestrator.Engine{Name: e.Name, Options: e.Options})

@@ -206,12 +206,12 @@ type runner struct {
 }
 
 func (r *runner) connect() error {
-	o, p := r.o, r.p
-	mainCfg, err := DriverConfig(o, "")
+	o, p, conn := r.o, r.p, r.c.Connection
+	mainCfg, err := conn.Driver("")
 	if err != nil {
 		return exitWith(err)
 	}
-	workerCfg, err := DriverConfig(o, p.Schema)
+	workerCfg, err := conn.Driver(p.Schema)
 	if err != nil {
 		return exitWith(err)
 	}
@@ -220,16 +220,16 @@ func (r *runner) connect() error {
 	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
 		return exitWith(err)
 	}
-	if r.workers, err = mysqlconn.NewConnector(workerCfg, o.InitCommand); err != nil {
+	if r.workers, err = mysqlconn.NewConnector(workerCfg, conn.InitCommand); err != nil {
 		return exitWith(err)
 	}
 	if r.main, err = r.mainConn.Connect(nil); err != nil {
 		_, msg := mysqlconn.ConnectError(err, mainCfg.Net, mainCfg.Addr)
 		return Exitf(1, "Error when connecting to server: %s", msg)
 	}
-	if o.SQLModeSet {
+	if conn.SQLModeSet {
 		// MySQL's behaviour: backticks, main connection only, "prog:<error>".
-		stmt := "SET sql_mode = `" + o.SQLMode + "`"
+		stmt := "SET sql_mode = `" + conn.SQLMode + "`"
 		r.echo(stmt)
 		if err := r.main.Exec(stmt); err != nil {
 			r.main.Close()

@@ -103,7 +103,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 	cfg := target.Config{
 		DefaultBinary:  s.Sandbox,
 		SandboxOptions: s.ServerOptions,
-		Base:           endpointOf(o),
+		Base:           c.Connection.endpoint(),
 		TempDir:        tempDir,
 		Bench: func(ctx context.Context, label string, ep target.Endpoint) ([]matrix.Point, error) {
 			if comparing && !c.Silent {
@@ -180,23 +180,13 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 }
 
 // PlotRun writes the --plot chart of a plain run (no sandbox, no targets):
-// one line per engine, labelled with the server's address.
-func PlotRun(path string, o *Options, results []BenchmarkResult) error {
-	outcome := target.Outcome{Target: target.Target{Label: serverLabel(o), Kind: target.Server}, Points: ComparePoints(results)}
+// one line per engine, labelled with the server's address (label).
+func PlotRun(path, label string, results []BenchmarkResult) error {
+	outcome := target.Outcome{Target: target.Target{Label: label, Kind: target.Server}, Points: ComparePoints(results)}
 	if err := chart.WriteFile(path, target.Columns([]target.Outcome{outcome})); err != nil {
 		return Exitf(1, "--plot: %v", err)
 	}
 	return nil
-}
-
-// serverLabel names the server of a plain run (no sandbox, no targets) in
-// charts and the JSON document: its address, "localhost" for a socket.
-func serverLabel(o *Options) string {
-	network, addr := transport(o)
-	if network == "unix" {
-		return "localhost"
-	}
-	return addr
 }
 
 // ComparePoints converts runner results into comparison points.
@@ -236,35 +226,9 @@ func ComparePoints(results []BenchmarkResult) []matrix.Point {
 	return pts
 }
 
-// endpointOf is the command line's connection, the base of server targets.
-func endpointOf(o *Options) target.Endpoint {
-	return target.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
-		User: o.User, Password: o.Password, PasswordSet: o.PasswordSet}
-}
-
-// connectingTo is a copy of c whose options connect to ep (optionsFor).
+// connectingTo is a copy of c that connects to ep (Connection.to).
 func (c *Config) connectingTo(ep target.Endpoint) *Config {
 	t := *c
-	t.Options = optionsFor(c.Options, ep)
+	t.Connection = c.Connection.to(ep)
 	return &t
-}
-
-// optionsFor is a copy of o that connects to ep. For a sandbox every
-// connection and TLS option of the command line (and option files) is
-// replaced: the benchmark can only reach the sandbox's socket, as root
-// without a password and without TLS (a sandbox has no certificates).
-func optionsFor(o *Options, ep target.Endpoint) *Options {
-	c := *o
-	c.Host, c.Port, c.Socket = ep.Host, uint32(ep.Port), ep.Socket
-	c.User, c.Password, c.PasswordSet = ep.User, ep.Password, ep.PasswordSet
-	if !ep.Sandbox {
-		return &c
-	}
-	c.Host, c.Protocol = "", "SOCKET"
-	c.SSL, c.SSLVerifyServerCert, c.SSLMode = false, false, ""
-	c.SSLCA, c.SSLCAPath, c.SSLCert, c.SSLKey, c.SSLCipher = "", "", "", "", ""
-	c.SSLCRL, c.SSLCRLPath, c.TLSVersion, c.TLSCipherSuites = "", "", "", ""
-	c.DefaultAuth, c.PluginDir = "", ""
-	c.GetServerPublicKey, c.ServerPublicKeyPath, c.EnableCleartextPlugin = false, "", false
-	return &c
 }

@@ -43,7 +43,7 @@ func runShardedMysqlslap(c *Config, env Env) int {
 		text = env.Stderr
 	}
 	rec := NewRunRecord(o)
-	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: rec, Shard: st}
+	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: c.Connection.label(), Record: rec, Shard: st}
 	_, err := RunWithSignals(c, out)
 	return endRun(o, env, buffered, err, func(err error) error {
 		doc, jerr := rec.document(o, err)

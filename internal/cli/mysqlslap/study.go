@@ -469,10 +469,12 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
 	// The table the chart draws is printed too.
 	cfg.Table = sb.Plot != ""
-	cfg.Base = endpointOf(o)
+	// The endpoint before the password prompt (validateWorkload prompts
+	// last); the driver's connection is read when it connects, after it.
+	cfg.Base = connectionOf(o).endpoint()
 	cfg.InitCommand = o.InitCommand
 	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {
-		return DriverConfig(optionsFor(o, ep), schema)
+		return c.Connection.to(ep).Driver(schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
 	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,

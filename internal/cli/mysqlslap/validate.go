@@ -18,6 +18,9 @@ type Config struct {
 	// Options are the resolved options with the prompted password; no
 	// later stage writes them.
 	Options *Options
+	// Connection is the resolved connection (after the password prompt);
+	// a target's run connects with Connection.to(its endpoint).
+	Connection Connection
 	// Silent: no Benchmark blocks, Target: lines, comparison progress or
 	// progress line. --silent, or implied: by --csv and --only-print (as
 	// in mysqlslap) and by a --json document on stdout, which must be
@@ -138,6 +141,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 		c.Close()
 		return nil, err
 	}
+	c.Connection = connectionOf(c.Options)
 	return c, nil
 }
 
@@ -204,7 +208,11 @@ func validateWorkload(c *Config, env Env) error {
 	c.Workload, c.DefaultStop = cfg, defaultStop
 	// The study's connections read the password when they connect, so
 	// the prompt can come last, as in mysqlslap.
-	return promptPassword(c.Options, env)
+	if err := promptPassword(c.Options, env); err != nil {
+		return err
+	}
+	c.Connection = connectionOf(c.Options)
+	return nil
 }
 
 // checkLoadType refuses, with -a, a load type that names none (goslap's
