@@ -94,7 +94,7 @@ func TestJSONDocumentGolden(t *testing.T) {
 	rec.add("b", nil, []BenchmarkResult{withBounds(latencyResult(true), started.Add(5*time.Second))})
 	rec.describe([]target.Target{{Label: "a", Kind: target.Server, Socket: "/run/a.sock"}, {Label: "b", Kind: target.Sandbox}},
 		[]target.Outcome{{Target: target.Target{Label: "b"}, Description: "sandbox: mariadbd  Ver 10.11.6-MariaDB"}})
-	doc, err := rec.document(o, nil)
+	doc, err := rec.document(optionValues(o), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

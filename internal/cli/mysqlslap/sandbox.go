@@ -98,11 +98,10 @@ func RunTargets(c *Config, out Output) ([]target.Outcome, error) {
 // has the effect of Ctrl-C. tempDir is the parent of the sandboxes'
 // directories ("" for the system default; tests pass their own).
 func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir string) ([]target.Outcome, error) {
-	o, s := c.Options, &c.Options.Ext.Sandbox
-	comparing, targets := len(s.Targets) > 0, c.Targets
+	comparing, targets, verbose := c.Sandbox.Compare, c.Targets, c.Outputs.Verbose
 	cfg := target.Config{
-		DefaultBinary:  s.Sandbox,
-		SandboxOptions: s.ServerOptions,
+		DefaultBinary:  c.Sandbox.Binary,
+		SandboxOptions: c.Sandbox.ServerOptions,
 		Base:           c.Connection.endpoint(),
 		TempDir:        tempDir,
 		Bench: func(ctx context.Context, label string, ep target.Endpoint) ([]matrix.Point, error) {
@@ -115,14 +114,14 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 			return ComparePoints(results), err
 		},
 	}
-	if o.Verbose > 0 {
+	if verbose > 0 {
 		// Which system-table SQL, messages and plugins each sandbox uses:
 		// the first thing to look at when two releases behave differently.
 		cfg.Start = target.DescribingStarter(func(_, line string) {
 			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
 		})
 	}
-	if !c.Silent || o.Verbose > 0 {
+	if !c.Silent || verbose > 0 {
 		cfg.Progress = func(label, msg string) {
 			if comparing {
 				fmt.Fprintf(out.Stderr, "%s: target %s: %s\n", ProgName, label, msg)
@@ -138,7 +137,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 	if err != nil {
 		return outcomes, targetExitError(ctx, err, comparing)
 	}
-	if comparing && !(o.CSVSet && o.CSV == "") && !JSONToStdout(o) { // not into CSV or JSON on stdout
+	if comparing && !c.Outputs.stdoutIsData() { // not into CSV or JSON on stdout
 		if !c.Silent {
 			fmt.Fprintln(out.Stdout)
 		}
@@ -146,8 +145,8 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 			return outcomes, Exitf(1, "writing the comparison: %v", err)
 		}
 	}
-	if s.Plot != "" {
-		if err := chart.WriteFile(s.Plot, target.Columns(outcomes)); err != nil {
+	if plot := c.Outputs.Plot; plot != "" {
+		if err := chart.WriteFile(plot, target.Columns(outcomes)); err != nil {
 			return outcomes, Exitf(1, "--plot: %v", err)
 		}
 	}

@@ -239,9 +239,11 @@ func checkWorkloadOptions(o *Options) error {
 
 // runWorkload runs the study of a validated --workload command line.
 func runWorkload(c *Config, env Env) int {
-	o, cfg := c.Options, c.Workload
+	cfg := c.Workload
 	stdout := env.Stdout
-	env = shardReportOut(o, env)
+	if cfg.Shard != nil && c.Outputs.jsonToStdout() {
+		env.Stdout = env.Stderr // as shardReportOut
+	}
 	started := time.Now()
 	if c.DefaultStop {
 		var limits []string
@@ -262,17 +264,17 @@ func runWorkload(c *Config, env Env) int {
 	if err == nil {
 		out := env.Stdout // a shard's report goes to stderr beside its document (shardReportOut)
 		if cfg.Shard == nil {
-			out = textOut(o, env.Stdout)
+			out = textOut(c.Outputs.jsonToStdout(), env.Stdout)
 		}
 		err = orchestrator.Finish(out, cfg, res)
 	}
-	if o.Ext.JSONSet && cfg.Shard == nil && (res != nil || err == nil) {
-		if jerr := writeStudyJSON(o, env.Stdout, cfg, res, started, err); jerr != nil && err == nil {
+	if c.Outputs.JSON && cfg.Shard == nil && (res != nil || err == nil) {
+		if jerr := writeStudyJSON(c, env.Stdout, res, started, err); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
-	if cfg.Shard != nil && o.Ext.JSONSet && res != nil {
-		if jerr := writeShardDocument(o, stdout, cfg, res, err); jerr != nil && err == nil {
+	if cfg.Shard != nil && c.Outputs.JSON && res != nil {
+		if jerr := writeShardDocument(c, stdout, cfg, res, err); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
@@ -372,7 +374,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	}
 	settings := meta.NewSettings()
 	if ls, ok := settings.(*luascript.Settings); ok && script != "" {
-		ls.Out, ls.Argv = textOut(o, env.Stdout), append([]string{ProgName}, c.Options.Args...)
+		ls.Out, ls.Argv = textOut(JSONToStdout(o), env.Stdout), append([]string{ProgName}, c.Options.Args...)
 		ls.General = map[string]any{"time": o.Ext.RunTime.Seconds(), "events": float64(o.NumberOfQueries)}
 		ls.Ignore = func(code uint16) bool { return cfg != nil && cfg.Ignore != nil && cfg.Ignore(code) }
 		phase := "run"
@@ -477,7 +479,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		return c.Connection.to(ep).Driver(schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
-	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
+	rep := &orchestrator.TextReport{Out: textOut(JSONToStdout(o), env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	// Several sides compared, or asked: the server's figures under each cell.
 	// The server is sampled when the Server: block is asked for, when
@@ -552,9 +554,9 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 }
 
 // textOut is where the text report goes: nowhere when stdout carries the
-// --json document, which must be all that stdout holds.
-func textOut(o *Options, stdout io.Writer) io.Writer {
-	if JSONToStdout(o) {
+// --json document (jsonToStdout), which must be all that stdout holds.
+func textOut(jsonToStdout bool, stdout io.Writer) io.Writer {
+	if jsonToStdout {
 		return io.Discard
 	}
 	return stdout
@@ -562,13 +564,14 @@ func textOut(o *Options, stdout io.Writer) io.Writer {
 
 // writeStudyJSON writes the --json document of a --workload run; runErr
 // is the error that ended it.
-func writeStudyJSON(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, started time.Time, runErr error) error {
+func writeStudyJSON(c *Config, stdout io.Writer, res *orchestrator.Result, started time.Time, runErr error) error {
+	cfg := c.Workload
 	doc, err := orchestrator.Document(cfg, res, orchestrator.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
-		Options: studyOptionValues(o, cfg), Err: runErr})
+		Options: studyOptionValues(c.Options, cfg), Err: runErr})
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)
 	}
-	return writeJSON(o, stdout, doc)
+	return writeJSON(c.Outputs, stdout, doc)
 }
 
 // studyOptionValues are the document's options of a --workload run:

@@ -8,6 +8,7 @@ import (
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/target"
+	slapscript "github.com/goslap/goslap/internal/workload/mysqlslap"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -21,6 +22,23 @@ type Config struct {
 	// Connection is the resolved connection (after the password prompt);
 	// a target's run connects with Connection.to(its endpoint).
 	Connection Connection
+	// Outputs are what the run writes and where; Limits bound its loads.
+	Outputs Outputs
+	Limits  Limits
+	// Script is the configuration of mysqlslap's script (Plan, the seed
+	// of Limits, templates, counts, hooks); a run or a print adds its
+	// output and hooks. Zero with --workload.
+	Script slapscript.Config
+	// Sandbox are the targets' settings (with Targets).
+	Sandbox SandboxPlan
+	// OnlyPrint is --only-print; AllowDropExisting
+	// --allow-drop-existing-schema (checkSchemaSafety).
+	OnlyPrint         bool
+	AllowDropExisting bool
+	// QueryOnlySchema is --create-schema when the run creates nothing (no
+	// -a, no --create): a connection error for it gets a hint
+	// (withSchemaHint); "" otherwise.
+	QueryOnlySchema string
 	// Silent: no Benchmark blocks, Target: lines, comparison progress or
 	// progress line. --silent, or implied: by --csv and --only-print (as
 	// in mysqlslap) and by a --json document on stdout, which must be
@@ -141,7 +159,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 		c.Close()
 		return nil, err
 	}
-	c.Connection = connectionOf(c.Options)
+	c.resolve(c.Options)
 	return c, nil
 }
 
@@ -211,7 +229,7 @@ func validateWorkload(c *Config, env Env) error {
 	if err := promptPassword(c.Options, env); err != nil {
 		return err
 	}
-	c.Connection = connectionOf(c.Options)
+	c.resolve(c.Options)
 	return nil
 }
 
