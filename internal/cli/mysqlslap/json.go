@@ -3,6 +3,7 @@ package mysqlslap
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"time"
@@ -268,15 +269,23 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// optionValues lists o by option name (the document's options). Options
-// whose variable is a field of Options (optSpec.Recorded, said where the
-// table binds them) show it; the others come from optionValue. Keying by
-// the option table keeps the published names those the user types,
-// whatever the Go fields are called.
+// optionValues is a copy of o's record (recordOptions): the document's
+// options as parsing left them; empty for Options ParseCommandLine did
+// not make.
 func optionValues(o *Options) map[string]any {
-	c := *o
-	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
-	c = *o // building the table sets defaults; the pointers stay valid
+	if o.record == nil {
+		return map[string]any{}
+	}
+	return maps.Clone(o.record)
+}
+
+// recordOptions lists o by option name (the document's options), read
+// through table, the option table that filled o (ParseCommandLine calls
+// it when parsing ends). Options whose variable is a field of Options
+// (optSpec.Recorded, said where the table binds them) show it; the others
+// come from optionValue. Keying by the option table keeps the published
+// names those the user types, whatever the Go fields are called.
+func recordOptions(table []*optSpec, o *Options) map[string]any {
 	out := map[string]any{}
 	for _, spec := range table {
 		// As --help spells it: default-auth, not the table's default_auth.
@@ -285,7 +294,7 @@ func optionValues(o *Options) map[string]any {
 			continue
 		}
 		if f, ok := optionValue[name]; ok {
-			out[name] = f(&c)
+			out[name] = f(o)
 			continue
 		}
 		if !spec.Recorded {

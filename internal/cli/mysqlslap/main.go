@@ -60,7 +60,7 @@ func run(args []string, env Env) int {
 		}
 	}
 	return endRun(c, env, buffered, err, func(err error) error {
-		doc, jerr := out.Record.document(optionValues(c.Options), err)
+		doc, jerr := out.Record.document(c.options(), err)
 		if jerr != nil {
 			return jerr
 		}

@@ -203,7 +203,7 @@ func shardSkeleton(options map[string]any, seed uint64) *jsondoc.Document {
 // (between markers on stdout).
 func writeShardDocument(c *Config, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, runErr error) error {
 	// applySharding has settled the seed (shardBase).
-	doc, err := orchestrator.ShardDocument(shardSkeleton(optionValues(c.Options), cfg.Common.Seed), cfg, res, runErr)
+	doc, err := orchestrator.ShardDocument(shardSkeleton(c.options(), cfg.Common.Seed), cfg, res, runErr)
 	if err != nil {
 		return exitWith(err)
 	}

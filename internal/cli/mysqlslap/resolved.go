@@ -5,7 +5,10 @@ package mysqlslap
 // how its loads are bounded (Limits), the script of mysqlslap's load
 // (Config.Script) and the targets' settings (Config.Sandbox).
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Outputs is what a run writes and where.
 type Outputs struct {
@@ -26,6 +29,9 @@ type Outputs struct {
 	ServerReport  bool
 	ServerMetrics bool
 	ServerPID     int
+	// ReportInterval is --report-interval as given (a --workload run's
+	// document records it).
+	ReportInterval string
 }
 
 // jsonToStdout reports a document on stdout (a bare --json or --json=-).
@@ -65,13 +71,12 @@ type SandboxPlan struct {
 	Compare bool
 }
 
-// resolve fills what c's later stages read from o, the options as
-// validated (the prompted password included).
+// resolve fills, before the rest of Validate, what c's later stages read
+// from o and the password prompt cannot change; resolveRun the rest.
 func (c *Config) resolve(o *Options) {
-	c.Connection = connectionOf(o)
 	c.Outputs = Outputs{Verbose: o.Verbose, DebugInfo: o.DebugInfo, ShowProgress: o.Ext.ShowProgress, Latency: o.Ext.Latency,
 		JSON: o.Ext.JSONSet, CSVStdout: o.CSVSet && o.CSV == "", Plot: o.Ext.Sandbox.Plot,
-		ServerReport: o.Ext.ServerReport, ServerMetrics: o.Ext.ServerMetrics, ServerPID: o.Ext.ServerPID}
+		ServerReport: o.Ext.ServerReport, ServerMetrics: o.Ext.ServerMetrics, ServerPID: o.Ext.ServerPID, ReportInterval: o.workload.ReportInterval}
 	if c.Outputs.JSON && !JSONToStdout(o) {
 		c.Outputs.JSONFile = o.Ext.JSON
 	}
@@ -89,7 +94,22 @@ func (c *Config) resolve(o *Options) {
 	if !o.AutoGenerateSQL && !o.CreateSet {
 		c.QueryOnlySchema = o.CreateSchema
 	}
+}
+
+// resolveRun is Validate's last step: the connection, with the password
+// the prompt gave, and the script of the plan.
+func (c *Config) resolveRun(o *Options) {
+	c.Connection = connectionOf(o)
 	if c.Plan != nil {
 		c.Script = scriptConfig(o, c.Plan, c.Limits.Seed)
 	}
+}
+
+// options is a copy of the document's record of the options (the
+// documents add their own entries).
+func (c *Config) options() map[string]any {
+	if c.OptionRecord == nil { // Options not made by ParseCommandLine record none
+		return map[string]any{}
+	}
+	return maps.Clone(c.OptionRecord)
 }

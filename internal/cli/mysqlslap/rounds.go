@@ -21,8 +21,8 @@ import (
 // checkRounds is Validate's step for --rounds and --sides-in-turn on
 // mysqlslap's load: the number, and the options a run of rounds cannot
 // honour.
-func checkRounds(c *Config) error {
-	o, w := c.Options, &c.Options.workload
+func checkRounds(c *Config, o *Options) error {
+	w := &o.workload
 	if w.Rounds == "" {
 		if w.InTurn {
 			return Exitf(1, "--sides-in-turn starts the sides one at a time within each round: it needs --rounds=N (N >= 2)")

@@ -46,7 +46,7 @@ func runShardedMysqlslap(c *Config, env Env) int {
 	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: c.Connection.label(), Record: rec, Shard: st}
 	_, err := RunWithSignals(c, out)
 	return endRun(c, env, buffered, err, func(err error) error {
-		doc, jerr := rec.document(optionValues(c.Options), err)
+		doc, jerr := rec.document(c.options(), err)
 		if jerr != nil {
 			return jerr
 		}

@@ -351,8 +351,7 @@ func refusedWithWorkload(o *Options) string {
 // --workload command line from c's options, with the rules that belong to
 // this command line (options of mysqlslap's load, output files, phase
 // words, sandboxes, shards).
-func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool, err error) {
-	o := c.Options
+func studyConfig(c *Config, o *Options, env Env) (cfg *orchestrator.Config, defaultTime bool, err error) {
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
 	script := ""
@@ -374,7 +373,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	}
 	settings := meta.NewSettings()
 	if ls, ok := settings.(*luascript.Settings); ok && script != "" {
-		ls.Out, ls.Argv = textOut(JSONToStdout(o), env.Stdout), append([]string{ProgName}, c.Options.Args...)
+		ls.Out, ls.Argv = textOut(JSONToStdout(o), env.Stdout), append([]string{ProgName}, o.Args...)
 		ls.General = map[string]any{"time": o.Ext.RunTime.Seconds(), "events": float64(o.NumberOfQueries)}
 		ls.Ignore = func(code uint16) bool { return cfg != nil && cfg.Ignore != nil && cfg.Ignore(code) }
 		phase := "run"
@@ -567,7 +566,7 @@ func textOut(jsonToStdout bool, stdout io.Writer) io.Writer {
 func writeStudyJSON(c *Config, stdout io.Writer, res *orchestrator.Result, started time.Time, runErr error) error {
 	cfg := c.Workload
 	doc, err := orchestrator.Document(cfg, res, orchestrator.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
-		Options: studyOptionValues(c.Options, cfg), Err: runErr})
+		Options: studyOptionValues(c, cfg), Err: runErr})
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)
 	}
@@ -577,9 +576,9 @@ func writeStudyJSON(c *Config, stdout io.Writer, res *orchestrator.Result, start
 // studyOptionValues are the document's options of a --workload run:
 // goslap's (as for mysqlslap's load) and the workload's, by the names the
 // user types them under, resolved (defaults included).
-func studyOptionValues(o *Options, cfg *orchestrator.Config) map[string]any {
-	out := optionValues(o)
-	out["report-interval"] = o.workload.ReportInterval
+func studyOptionValues(c *Config, cfg *orchestrator.Config) map[string]any {
+	out := c.options()
+	out["report-interval"] = c.Outputs.ReportInterval
 	out["rounds"] = max(cfg.Rounds, 1)
 	out["compare-metric"] = cfg.Metric
 	inverted := map[string]string{}

@@ -12,13 +12,16 @@ import (
 	"github.com/goslap/goslap/sqlgen"
 )
 
-// Config is a command line after Validate: the options as resolved (read
-// only from here on), what they imply, and what the run is built from.
-// Every stage after the front end reads it; none changes it.
+// Config is a command line after Validate: the values the options
+// resolve to, what they imply, and what the run is built from. Every
+// stage after the front end reads it; none changes it, and none reads
+// the options themselves: only OptionRecord, the document's record of
+// them, taken when parsing ended.
 type Config struct {
-	// Options are the resolved options with the prompted password; no
-	// later stage writes them.
-	Options *Options
+	// OptionRecord is the --json document's record of the options, by
+	// option name (recordOptions, captured by ParseCommandLine); read it
+	// through options(), a copy.
+	OptionRecord map[string]any
 	// Connection is the resolved connection (after the password prompt);
 	// a target's run connects with Connection.to(its endpoint).
 	Connection Connection
@@ -117,16 +120,30 @@ func (c *Config) Close() error {
 //  16. --shard=I/N, --start-at, --late-start, --shard-wait, --run-id, and
 //     every --concurrency value against the shard count (shardStarter)
 func Validate(o *Options, env Env) (*Config, error) {
+	c, _, err := validate(o, env)
+	return c, err
+}
+
+// validate is Validate, also returning the options it validated: o's
+// copy with the prompted password (for the tests of the parser; nothing
+// after Validate reads them).
+func validate(o *Options, env Env) (*Config, *Options, error) {
 	opts := *o
-	c := &Config{Options: &opts, Silent: impliesSilent(o)}
+	c, err := validateCopy(&opts, env)
+	return c, &opts, err
+}
+
+func validateCopy(o *Options, env Env) (*Config, error) {
+	c := &Config{OptionRecord: o.record, Silent: impliesSilent(o)}
 	if err := sqlgen.CheckCombination(planConfig(o)); err != nil {
 		return nil, exitWith(err)
 	}
 	if err := checkExtensions(o); err != nil {
 		return nil, err
 	}
+	c.resolve(o)
 	if o.workload.selected() {
-		if err := validateWorkload(c, env); err != nil {
+		if err := validateWorkload(c, o, env); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -140,7 +157,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 	if c.Targets, err = sandboxTargets(o); err != nil {
 		return nil, err
 	}
-	if err := checkRounds(c); err != nil {
+	if err := checkRounds(c, o); err != nil {
 		return nil, err
 	}
 	if err := checkOutputFiles(o); err != nil {
@@ -151,7 +168,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 		return nil, err
 	}
 	c.CSV, c.closeCSV = csv, closeCSV
-	if c.Plan, err = statementPlan(c, env); err != nil {
+	if c.Plan, err = statementPlan(o, env); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -159,14 +176,13 @@ func Validate(o *Options, env Env) (*Config, error) {
 		c.Close()
 		return nil, err
 	}
-	c.resolve(c.Options)
+	c.resolveRun(o)
 	return c, nil
 }
 
 // statementPlan is Validate's steps 8 to 15: mysqlslap's statement files,
 // prompt and word count, then goslap's refusals, then the plan.
-func statementPlan(c *Config, env Env) (*sqlgen.Plan, error) {
-	o := c.Options
+func statementPlan(o *Options, env Env) (*sqlgen.Plan, error) {
 	cfg, mistyped, err := readStatements(o)
 	if err != nil {
 		return nil, err
@@ -204,15 +220,15 @@ func impliesSilent(o *Options) bool {
 // study's, shared with goslap sysbench's front end, so they live there),
 // then the password prompt. Positional words are the phase, so
 // mysqlslap's two-word rule does not apply.
-func validateWorkload(c *Config, env Env) error {
-	if err := sqlgen.CheckValues(planConfig(c.Options)); err != nil {
+func validateWorkload(c *Config, o *Options, env Env) error {
+	if err := sqlgen.CheckValues(planConfig(o)); err != nil {
 		return exitWith(err)
 	}
-	if err := checkLoadType(c.Options); err != nil {
+	if err := checkLoadType(o); err != nil {
 		return err
 	}
 	// A shard's text report goes to stderr beside its document.
-	cfg, defaultStop, err := studyConfig(c, shardReportOut(c.Options, env))
+	cfg, defaultStop, err := studyConfig(c, o, shardReportOut(o, env))
 	if err == nil {
 		err = cfg.Check()
 	}
@@ -226,10 +242,10 @@ func validateWorkload(c *Config, env Env) error {
 	c.Workload, c.DefaultStop = cfg, defaultStop
 	// The study's connections read the password when they connect, so
 	// the prompt can come last, as in mysqlslap.
-	if err := promptPassword(c.Options, env); err != nil {
+	if err := promptPassword(o, env); err != nil {
 		return err
 	}
-	c.resolve(c.Options)
+	c.resolveRun(o)
 	return nil
 }
 

@@ -70,8 +70,8 @@ func TestValidateLeavesOptions(t *testing.T) {
 		if !reflect.DeepEqual(*o, before) {
 			t.Errorf("%q: Validate changed the options", tc.args)
 		}
-		if c.Silent != tc.silent || c.Options.Password != "typed" || c.Options.Silent != before.Silent {
-			t.Errorf("%q: silent %v (want %v), password %q, option silent %v", tc.args, c.Silent, tc.silent, c.Options.Password, c.Options.Silent)
+		if c.Silent != tc.silent || c.Connection.Password != "typed" || c.OptionRecord["silent"] != before.Silent {
+			t.Errorf("%q: silent %v (want %v), password %q, option silent %v", tc.args, c.Silent, tc.silent, c.Connection.Password, c.OptionRecord["silent"])
 		}
 	}
 }
