@@ -19,6 +19,16 @@ func deps(t *testing.T, pkg string) []string {
 	return strings.Fields(string(out))
 }
 
+// imports are the packages pkg imports itself (tests excluded).
+func imports(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
 // TestImportRules keeps the layout of issue 24: no front end depends on
 // another; the document, merge and the orchestrator know no workload
 // (only the contract, internal/workload, and what workloads may add to
@@ -47,6 +57,17 @@ func TestImportRules(t *testing.T) {
 	for _, d := range deps(t, "internal/target") {
 		if strings.HasPrefix(d, module+"internal/chart") || strings.HasPrefix(d, "gonum.org/") {
 			t.Errorf("internal/target depends on %s: the chart renderer is the reporters'", d)
+		}
+	}
+	// The mysqlslap front end names, of the workloads, only its own
+	// script and the Lua interpreter (--workload=SCRIPT.lua); the others
+	// it reaches through the registry and the named capabilities (their
+	// interval lines included).
+	frontEndWorkloads := map[string]bool{"internal/workload": true, "internal/workload/report": true, "internal/workload/all": true,
+		"internal/workload/mysqlslap": true, "internal/workload/luascript": true}
+	for _, d := range imports(t, "internal/cli/mysqlslap") {
+		if rel, ok := strings.CutPrefix(d, module); ok && strings.HasPrefix(rel, "internal/workload") && !frontEndWorkloads[rel] {
+			t.Errorf("internal/cli/mysqlslap imports workload package %s", rel)
 		}
 	}
 	// Every workload package in the binary is one internal/workload/all

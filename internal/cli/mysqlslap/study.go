@@ -26,7 +26,6 @@ import (
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/all"     // every workload --workload names
 	"github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
-	"github.com/goslap/goslap/internal/workload/oltp"      // the interval line of workloads without their own
 	wlreport "github.com/goslap/goslap/internal/workload/report"
 )
 
@@ -499,7 +498,9 @@ func studyConfig(c *Config, o *Options, env Env) (cfg *orchestrator.Config, defa
 		live = env.Stderr
 	}
 	if cfg.ReportInterval > 0 {
-		cfg.Observer.Interval = intervalPrinter(wl, cfg.ReportInterval, live)
+		if cfg.Observer.Interval, err = intervalPrinter(w.Name, wl, cfg.ReportInterval, live); err != nil {
+			return nil, false, err
+		}
 	} else if f := progressTerminal(c, env.Stderr); f != nil {
 		showProgress(cfg, f)
 	}
@@ -654,14 +655,16 @@ func parseInterval(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// intervalPrinter prints the workload's interval line (wlreport.IntervalLiner:
-// tpcc-mysql's for TPC-C, sysbench 1.0's for OLTP), sysbench 1.0's (95th
-// percentile) for the others.
-func intervalPrinter(wl workload.Workload, every time.Duration, w io.Writer) func(results.Interval) {
-	if l, ok := wl.(wlreport.IntervalLiner); ok {
-		return func(iv results.Interval) { fmt.Fprint(w, l.IntervalLine(iv, every)) }
+// intervalPrinter prints the workload's interval line
+// (wlreport.IntervalLiner: tpcc-mysql's for TPC-C, sysbench 1.0's for
+// OLTP and Lua scripts); a workload without one cannot honour
+// --report-interval.
+func intervalPrinter(name string, wl workload.Workload, every time.Duration, w io.Writer) (func(results.Interval), error) {
+	l, ok := wl.(wlreport.IntervalLiner)
+	if !ok {
+		return nil, Exitf(1, "--report-interval cannot be honoured with --workload=%s: the workload has no interval line", name)
 	}
-	return func(iv results.Interval) { fmt.Fprint(w, oltp.IntervalLine(iv, 95)) }
+	return func(iv results.Interval) { fmt.Fprint(w, l.IntervalLine(iv, every)) }, nil
 }
 
 // showProgress draws goslap's live line on the terminal f during each
