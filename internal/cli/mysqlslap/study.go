@@ -469,8 +469,8 @@ func studyConfig(c *Config, o *Options, env Env) (cfg *orchestrator.Config, defa
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
 	// The table the chart draws is printed too.
 	cfg.Table = sb.Plot != ""
-	// The endpoint before the password prompt (validateWorkload prompts
-	// last); the driver's connection is read when it connects, after it.
+	// Without the password of a bare -p: validateWorkload prompts last
+	// and sets Base again.
 	cfg.Base = connectionOf(o).endpoint()
 	cfg.InitCommand = o.InitCommand
 	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {

@@ -246,6 +246,9 @@ func validateWorkload(c *Config, o *Options, env Env) error {
 		return err
 	}
 	c.resolveRun(o)
+	// The server's endpoint with the typed password: a target's
+	// connection takes its credentials from its endpoint.
+	c.Workload.Base = c.Connection.endpoint()
 	return nil
 }
 

@@ -75,3 +75,21 @@ func TestValidateLeavesOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadPromptedPassword: the password typed at a bare -p reaches
+// a --workload run's server (its endpoint, whose credentials its
+// connections take), not only the mysqlslap load's.
+func TestWorkloadPromptedPassword(t *testing.T) {
+	tty := func(string) (string, error) { return "typed", nil }
+	c, _, err := validatedForTest(t, nil, tty, "--workload=oltp_point_select", "-p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep := c.Workload.Base; ep.Password != "typed" || !ep.PasswordSet {
+		t.Errorf("endpoint password %q set %v", ep.Password, ep.PasswordSet)
+	}
+	cfg, err := c.Workload.Driver(c.Workload.Base, "")
+	if err != nil || cfg.Passwd != "typed" {
+		t.Errorf("driver password %q, %v", cfg.Passwd, err)
+	}
+}
