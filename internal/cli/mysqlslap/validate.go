@@ -133,6 +133,9 @@ func validate(o *Options, env Env) (*Config, *Options, error) {
 	return c, &opts, err
 }
 
+// validateCopy validates o, Validate's own copy of the options (the
+// prompt writes the password there), in the order Validate's comment
+// lists; c.resolve and c.resolveRun take from it what later stages read.
 func validateCopy(o *Options, env Env) (*Config, error) {
 	c := &Config{OptionRecord: o.record, Silent: impliesSilent(o)}
 	if err := sqlgen.CheckCombination(planConfig(o)); err != nil {
