@@ -19,6 +19,16 @@ func deps(t *testing.T, pkg string) []string {
 	return strings.Fields(string(out))
 }
 
+// imports are the packages pkg imports itself (tests excluded).
+func imports(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
 // TestImportRules keeps the layout of issue 24: no front end depends on
 // another; the document, merge and the orchestrator know no workload
 // (only the contract, internal/workload, and what workloads may add to
@@ -49,15 +59,30 @@ func TestImportRules(t *testing.T) {
 			t.Errorf("internal/target depends on %s: the chart renderer is the reporters'", d)
 		}
 	}
+	// The mysqlslap front end names, of the workloads, only its own
+	// script and the Lua interpreter (--workload=SCRIPT.lua); the others
+	// it reaches through the registry and the named capabilities (their
+	// interval lines included).
+	frontEndWorkloads := map[string]bool{"internal/workload": true, "internal/workload/report": true, "internal/workload/all": true,
+		"internal/workload/mysqlslap": true, "internal/workload/luascript": true}
+	for _, d := range imports(t, "internal/cli/mysqlslap") {
+		if rel, ok := strings.CutPrefix(d, module); ok && strings.HasPrefix(rel, "internal/workload") && !frontEndWorkloads[rel] {
+			t.Errorf("internal/cli/mysqlslap imports workload package %s", rel)
+		}
+	}
 	// Every workload package in the binary is one internal/workload/all
-	// registers.
+	// registers, but mysqlslap's script: it registers no workload (its
+	// own test checks) and only the mysqlslap front end runs it.
 	registered := map[string]bool{}
 	for _, d := range deps(t, "internal/workload/all") {
 		registered[d] = true
 	}
+	if registered[module+"internal/workload/mysqlslap"] {
+		t.Error("internal/workload/all imports mysqlslap's script, which registers no workload")
+	}
 	for _, d := range deps(t, ".") {
 		rel, ok := strings.CutPrefix(d, module+"internal/workload/")
-		if ok && !strings.Contains(rel, "/") && rel != "report" && rel != "all" && !registered[d] {
+		if ok && !strings.Contains(rel, "/") && rel != "report" && rel != "all" && rel != "mysqlslap" && !registered[d] {
 			t.Errorf("the binary has workload package %s, which internal/workload/all does not register", rel)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/goslap/goslap/internal/servermetrics"
 	"github.com/goslap/goslap/internal/verdict"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // DefaultPercentile is the latency percentile studies compare when the
@@ -88,9 +89,11 @@ func cellValue(c *Cell, metric string) (float64, bool) {
 		v := float64(rw) / sec
 		return v, v > 0
 	case "tpmc":
-		if r, ok := c.Summary.(interface{ TpmC() float64 }); ok {
-			v := r.TpmC()
-			return v, v > 0
+		// A figure of the workload's cell summary (TPC-C's).
+		if r, ok := c.Summary.(report.Figurer); ok {
+			if v, ok := r.Figure(metric); ok {
+				return v, v > 0
+			}
 		}
 		return 0, false
 	}

@@ -64,7 +64,7 @@ func benchOptions(s *sandbox.Server) *Options { return serverOptions(s, benchSch
 
 func benchConn(b *testing.B, s *sandbox.Server) *mysqlconn.Conn {
 	b.Helper()
-	cfg, err := DriverConfig(benchOptions(s), benchSchema)
+	cfg, err := connectionOf(benchOptions(s)).Driver(benchSchema)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package mysqlslap
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"time"
@@ -50,9 +51,9 @@ type TargetRecord struct {
 	Rounds []int
 }
 
-// NewRunRecord starts the record of an invocation with o's options.
-func NewRunRecord(o *Options) *RunRecord {
-	return &RunRecord{StartedAt: time.Now(), Seed: runSeed(o)}
+// NewRunRecord starts the record of an invocation of c (its seed).
+func NewRunRecord(c *Config) *RunRecord {
+	return &RunRecord{StartedAt: time.Now(), Seed: c.Limits.Seed}
 }
 
 // add records one target's run; server is nil when it never connected.
@@ -105,12 +106,12 @@ func serverInfo(c *mysqlconn.Conn) *jsondoc.Server {
 	return jsondoc.ReadServer(c.QueryStrings, mysqlconn.ErrorText)
 }
 
-// document assembles the invocation's document; runErr is the error that
-// ended it (nil on success).
-func (rec *RunRecord) document(o *Options, runErr error) (*jsondoc.Document, error) {
+// document assembles the invocation's document with the options it
+// records; runErr is the error that ended it (nil on success).
+func (rec *RunRecord) document(options map[string]any, runErr error) (*jsondoc.Document, error) {
 	doc := jsondoc.New(frontEnd, Version, rec.StartedAt, rec.Seed)
 	doc.FinishedAt = time.Now().UTC()
-	doc.Options = optionValues(o)
+	doc.Options = options
 	for _, tr := range rec.Targets {
 		doc.Targets = append(doc.Targets, jsondoc.Target{Label: tr.Label, Kind: tr.Kind, Description: tr.Description, Server: tr.Server})
 		for i := range tr.Results {
@@ -268,15 +269,23 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// optionValues lists o by option name (the document's options). Options
-// whose variable is a field of Options (optSpec.Recorded, said where the
-// table binds them) show it; the others come from optionValue. Keying by
-// the option table keeps the published names those the user types,
-// whatever the Go fields are called.
+// optionValues is a copy of o's record (recordOptions): the document's
+// options as parsing left them; empty for Options ParseCommandLine did
+// not make.
 func optionValues(o *Options) map[string]any {
-	c := *o
-	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
-	c = *o // building the table sets defaults; the pointers stay valid
+	if o.record == nil {
+		return map[string]any{}
+	}
+	return maps.Clone(o.record)
+}
+
+// recordOptions lists o by option name (the document's options), read
+// through table, the option table that filled o (ParseCommandLine calls
+// it when parsing ends). Options whose variable is a field of Options
+// (optSpec.Recorded, said where the table binds them) show it; the others
+// come from optionValue. Keying by the option table keeps the published
+// names those the user types, whatever the Go fields are called.
+func recordOptions(table []*optSpec, o *Options) map[string]any {
 	out := map[string]any{}
 	for _, spec := range table {
 		// As --help spells it: default-auth, not the table's default_auth.
@@ -285,7 +294,7 @@ func optionValues(o *Options) map[string]any {
 			continue
 		}
 		if f, ok := optionValue[name]; ok {
-			out[name] = f(&c)
+			out[name] = f(o)
 			continue
 		}
 		if !spec.Recorded {
@@ -308,19 +317,19 @@ func optionValues(o *Options) map[string]any {
 }
 
 // writeJSON writes the invocation's document to --json's destination.
-func writeJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
+func writeJSON(out Outputs, stdout io.Writer, doc *jsondoc.Document) error {
 	var b bytes.Buffer
 	if err := jsondoc.Encode(&b, doc); err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)
 	}
 	var err error
-	if JSONToStdout(o) {
+	if out.jsonToStdout() {
 		if f, ok := stdout.(interface{ Flush() error }); ok {
 			_ = f.Flush()
 		}
 		_, err = stdout.Write(b.Bytes())
 	} else {
-		err = os.WriteFile(o.Ext.JSON, b.Bytes(), 0o666)
+		err = os.WriteFile(out.JSONFile, b.Bytes(), 0o666)
 	}
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)

@@ -37,35 +37,34 @@ func run(args []string, env Env) int {
 		return runShardedMysqlslap(c, env)
 	}
 	defer c.Close()
-	o := c.Options
 
-	if o.OnlyPrint {
+	if c.OnlyPrint {
 		if err := OnlyPrint(env.Stdout, env.Stderr, c); err != nil {
 			return report(env.Stderr, err)
 		}
-		return finish(o, env, 0)
+		return finish(c.Outputs, env, 0)
 	}
 
 	stdout, buffered := reportStdout(env.Stdout)
 	// One record (and seed) for the whole invocation, whatever the targets.
-	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: NewRunRecord(o)}
-	if sandbox := &o.Ext.Sandbox; c.Rounds > 1 {
+	out := Output{Stdout: stdout, Stderr: env.Stderr, CSV: c.CSV, Target: c.Connection.label(), Record: NewRunRecord(c)}
+	if c.Rounds > 1 {
 		err = RunRounds(c, out)
-	} else if sandbox.Active() {
+	} else if len(c.Targets) > 0 {
 		_, err = RunTargets(c, out)
 	} else {
 		var results []BenchmarkResult
 		results, err = RunWithSignals(c, out)
-		if err == nil && sandbox.Plot != "" {
-			err = PlotRun(sandbox.Plot, o, results)
+		if err == nil && c.Outputs.Plot != "" {
+			err = PlotRun(c.Outputs.Plot, out.Target, results)
 		}
 	}
-	return endRun(o, env, buffered, err, func(err error) error {
-		doc, jerr := out.Record.document(o, err)
+	return endRun(c, env, buffered, err, func(err error) error {
+		doc, jerr := out.Record.document(c.options(), err)
 		if jerr != nil {
 			return jerr
 		}
-		return writeJSON(o, stdout, doc)
+		return writeJSON(c.Outputs, stdout, doc)
 	})
 }
 
@@ -84,8 +83,8 @@ func reportStdout(w io.Writer) (stdout io.Writer, buffered *bufio.Writer) {
 // endRun ends a run that ended with err (nil for success): --json's
 // document once per invocation, after every target and after an error
 // too (writeDoc), the buffered report flushed, then the exit status.
-func endRun(o *Options, env Env, buffered *bufio.Writer, err error, writeDoc func(runErr error) error) int {
-	if o.Ext.JSONSet {
+func endRun(c *Config, env Env, buffered *bufio.Writer, err error, writeDoc func(runErr error) error) int {
+	if c.Outputs.JSON {
 		if jerr := writeDoc(err); err == nil {
 			err = jerr
 		}
@@ -96,29 +95,30 @@ func endRun(o *Options, env Env, buffered *bufio.Writer, err error, writeDoc fun
 		}
 	}
 	if err != nil {
-		return report(env.Stderr, withSchemaHint(o, err))
+		return report(env.Stderr, withSchemaHint(c.QueryOnlySchema, err))
 	}
-	return finish(o, env, 0)
+	return finish(c.Outputs, env, 0)
 }
 
 // withSchemaHint adds a line to a connection error 1049 (unknown database)
-// for the schema goslap connects to when the run creates nothing (no -a, no
-// --create): mysqlslap then never creates --create-schema, so a
-// --query='call shop.sp(1)' alone fails for the default schema mysqlslap,
-// and users read the error as a goslap bug.
-func withSchemaHint(o *Options, err error) error {
+// for schema, the schema goslap connects to when the run creates nothing
+// (no -a, no --create; "" otherwise, Config.QueryOnlySchema): mysqlslap
+// then never creates --create-schema, so a --query='call shop.sp(1)' alone
+// fails for the default schema mysqlslap, and users read the error as a
+// goslap bug.
+func withSchemaHint(schema string, err error) error {
 	var ee *ExitError
-	if o.AutoGenerateSQL || o.CreateSet || !errors.As(err, &ee) ||
-		!strings.Contains(ee.Msg, "Error when connecting to server: 1049 Unknown database '"+o.CreateSchema+"'") {
+	if schema == "" || !errors.As(err, &ee) ||
+		!strings.Contains(ee.Msg, "Error when connecting to server: 1049 Unknown database '"+schema+"'") {
 		return err
 	}
 	return &ExitError{Code: ee.Code, Msg: ee.Msg + "\n" + ProgName + ": with only --query nothing is created, so --create-schema must name an existing schema" +
-		" (now '" + o.CreateSchema + "')", Err: ee.Err}
+		" (now '" + schema + "')", Err: ee.Err}
 }
 
 // finish prints what mysqlslap prints at a normal end (-T) and returns code.
-func finish(o *Options, env Env, code int) int {
-	if o.DebugInfo {
+func finish(out Outputs, env Env, code int) int {
+	if out.DebugInfo {
 		if err := WriteDebugInfo(env.Stderr); err != nil {
 			return report(env.Stderr, err)
 		}

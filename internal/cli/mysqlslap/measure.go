@@ -21,7 +21,7 @@ import (
 // share is what ran here: all of clients and --rate, or a shard's part of
 // them (the per-client limit stays that of all clients).
 func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, benches []*results.Benchmark, stderr io.Writer) BenchmarkResult {
-	o, p := c.Options, c.Plan
+	p := c.Plan
 	res := BenchmarkResult{
 		Engine:           e.Name,
 		HasEngine:        e.Named,
@@ -30,7 +30,7 @@ func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, b
 		QueriesPerClient: p.PerClientLimit(clients),
 		IterationMillis:  make([]int64, 0, len(benches)),
 	}
-	rec := latency.NewRecorder(o.Ext.Rate > 0)
+	rec := latency.NewRecorder(c.Limits.Rate > 0)
 	var seconds float64
 	for _, b := range benches {
 		res.IterationMillis = append(res.IterationMillis, iterationMillis(b.Start, b.End))
@@ -41,7 +41,7 @@ func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, b
 		seconds += b.Elapsed.Seconds()
 	}
 	res.FinishMeasurements(rec, seconds)
-	if timeBound(o) && res.Concurrency > 0 {
+	if c.Limits.TimeBound && res.Concurrency > 0 {
 		// "Average number of queries per client" of a time-bound run is
 		// what the clients executed, not a configured limit.
 		iters := uint64(max(len(res.IterationMillis), 1))
@@ -56,7 +56,7 @@ func benchmarkResult(c *Config, e sqlgen.Engine, clients int, share loadShare, b
 				ProgName, share.Rate, res.QPS, res.Concurrency, res.MaxLag.Round(time.Millisecond))
 		}
 	}
-	if res.Errors > 0 && !o.Ext.Latency && !c.Silent {
+	if res.Errors > 0 && !c.Outputs.Latency && !c.Silent {
 		// Ignored errors are always worth a word, even without --latency.
 		for _, e := range res.ErrorsByCode {
 			fmt.Fprintf(stderr, "%s: ignored error %d %d times (%s)\n", ProgName, e.Code, e.Count, e.Message)

@@ -29,10 +29,10 @@ const stdioBufferSize = 4096
 //
 // Warnings about system commands go to stderr, as does nothing else.
 func OnlyPrint(stdout, stderr io.Writer, c *Config) (err error) {
-	o, p := c.Options, c.Plan
+	p, verbose := c.Plan, c.Outputs.Verbose
 	out := bufio.NewWriterSize(stdout, stdioBufferSize)
-	cfg := scriptConfig(o, p, runSeed(o))
-	if o.Verbose >= 2 {
+	cfg := c.Script
+	if verbose >= 2 {
 		cfg.Note = func(line string) {
 			out.WriteString(line)
 			out.WriteByte('\n')
@@ -65,7 +65,7 @@ func OnlyPrint(stdout, stderr io.Writer, c *Config) (err error) {
 			cfg.Note(line)
 		}
 	}
-	return script.Print(out, o.Verbose >= 3, func(engine sqlgen.Engine, clients int) error {
+	return script.Print(out, verbose >= 3, func(engine sqlgen.Engine, clients int) error {
 		if csv == nil {
 			return nil
 		}

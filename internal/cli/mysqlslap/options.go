@@ -2,8 +2,9 @@ package mysqlslap
 
 // Options is everything a goslap run needs, resolved from option files, the
 // command line and the environment. Field comments name the mysqlslap option.
-// The parser (options_parse.go) fills it; Validate checks it once and
-// hands on a Config, after which nothing changes it.
+// The parser (options_parse.go) fills it and captures the --json
+// document's record of it; Validate checks it once and hands on a Config
+// of the values it resolves to, after which nothing reads it.
 type Options struct {
 	// Auto-generated SQL (-a and friends).
 	AutoGenerateSQL  bool   // --auto-generate-sql, -a
@@ -99,4 +100,9 @@ type Options struct {
 
 	// Positional words (at most two are allowed and ignored, as in mysqlslap).
 	Args []string
+
+	// record is the --json document's record of these options, by option
+	// name, captured by ParseCommandLine when parsing ended
+	// (recordOptions); nil for Options it did not make.
+	record map[string]any
 }

@@ -287,6 +287,9 @@ func ParseCommandLine(args []string, env Env) (*Options, error) {
 	o.Args = parser.Positional
 
 	st.finish()
+	// The document's record: the values the table just filled, read
+	// through the table that filled them.
+	o.record = recordOptions(table, o)
 	return o, nil
 }
 

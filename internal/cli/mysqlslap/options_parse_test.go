@@ -15,6 +15,13 @@ import (
 // frontEndForTest runs ParseCommandLine and Validate with --no-defaults and
 // a fake env.
 func frontEndForTest(t *testing.T, vars map[string]string, pw func(string) (string, error), args ...string) (*Config, error) {
+	c, _, err := validatedForTest(t, vars, pw, args...)
+	return c, err
+}
+
+// validatedForTest is frontEndForTest with the options Validate checked
+// (the prompted password included).
+func validatedForTest(t *testing.T, vars map[string]string, pw func(string) (string, error), args ...string) (*Config, *Options, error) {
 	t.Helper()
 	env, _, _ := testEnv(t.TempDir(), vars)
 	if pw != nil {
@@ -22,13 +29,13 @@ func frontEndForTest(t *testing.T, vars map[string]string, pw func(string) (stri
 	}
 	o, err := ParseCommandLine(append([]string{"--no-defaults"}, args...), env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c, err := Validate(o, env)
+	c, opts, err := validate(o, env)
 	if err == nil {
 		t.Cleanup(func() { c.Close() })
 	}
-	return c, err
+	return c, opts, err
 }
 
 // parseForTest runs ParseCommandLine with --no-defaults and a fake env.
@@ -136,8 +143,8 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 		{name: "-P then -S is SOCKET", args: []string{"-P", "1", "-S", "/s"}, check: wantProtocol("SOCKET")},
 		{name: "--protocol prefix", args: []string{"-P", "1", "--protocol=pi"}, check: wantProtocol("PIPE")},
 		{name: "csv implies silent, dash means stdout", args: []string{"--csv=-x"}, checkConfig: func(t *testing.T, c *Config) {
-			if o := c.Options; !o.CSVSet || o.CSV != "" || !c.Silent || o.Silent {
-				t.Errorf("csv %q set %v silent %v (option %v)", o.CSV, o.CSVSet, c.Silent, o.Silent)
+			if !c.Outputs.CSVStdout || !c.Silent || c.OptionRecord["silent"] != false {
+				t.Errorf("csv to stdout %v, silent %v (option %v)", c.Outputs.CSVStdout, c.Silent, c.OptionRecord["silent"])
 			}
 		}},
 		{name: "statement flags", args: []string{"--create=c", "-q", "q", "--pre-query=p", "--post-query=pp", "-e", "innodb"},
@@ -208,13 +215,13 @@ func TestParseCommandLineGoslapBehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := frontEndForTest(t, tc.vars, tc.pw, tc.args...)
+			c, o, err := validatedForTest(t, tc.vars, tc.pw, tc.args...)
 			rc, msg := exitCode(err)
 			if rc != tc.wantRC || !strings.Contains(msg, tc.wantMsg) {
 				t.Fatalf("rc %d msg %q, want rc %d msg containing %q", rc, msg, tc.wantRC, tc.wantMsg)
 			}
 			if tc.check != nil {
-				tc.check(t, c.Options)
+				tc.check(t, o)
 			}
 			if tc.checkConfig != nil {
 				tc.checkConfig(t, c)

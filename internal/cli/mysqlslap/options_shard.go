@@ -105,7 +105,7 @@ func shardStarter(o *Options, p *sqlgen.Plan, env Env) (*shard.Starter, error) {
 	if o.Ext.Shard.Shard == "" {
 		return nil, nil
 	}
-	st, err := parseStarter(o, shardSkeleton(o, runSeed(o)).Shard.PlanHash, func(format string, args ...any) {
+	st, err := parseStarter(o, shardSkeleton(optionValues(o), runSeed(o)).Shard.PlanHash, func(format string, args ...any) {
 		fmt.Fprintf(env.Stderr, ProgName+": "+format+"\n", args...)
 	})
 	if err != nil {
@@ -187,33 +187,34 @@ func shardBase(o *Options, cfg *orchestrator.Config) *jsondoc.Document {
 	if !o.Ext.SeedSet {
 		cfg.Common.Seed = shardSeed(o)
 	}
-	return shardSkeleton(o, cfg.Common.Seed)
+	return shardSkeleton(optionValues(o), cfg.Common.Seed)
 }
 
 // shardSkeleton is a shard document with front end, options and seed,
 // and the plan hash they make.
-func shardSkeleton(o *Options, seed uint64) *jsondoc.Document {
+func shardSkeleton(options map[string]any, seed uint64) *jsondoc.Document {
 	d := jsondoc.New(frontEnd, Version, time.Now(), seed)
-	d.Options = optionValues(o)
+	d.Options = options
 	d.Shard = &jsondoc.Shard{PlanHash: jsondoc.PlanHash(d)}
 	return d
 }
 
 // writeShardDocument writes the shard's document to --json's destination
 // (between markers on stdout).
-func writeShardDocument(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, runErr error) error {
-	doc, err := orchestrator.ShardDocument(shardBase(o, cfg), cfg, res, runErr)
+func writeShardDocument(c *Config, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, runErr error) error {
+	// applySharding has settled the seed (shardBase).
+	doc, err := orchestrator.ShardDocument(shardSkeleton(c.options(), cfg.Common.Seed), cfg, res, runErr)
 	if err != nil {
 		return exitWith(err)
 	}
-	return writeShardJSON(o, stdout, doc)
+	return writeShardJSON(c.Outputs, stdout, doc)
 }
 
 // writeShardJSON writes a shard's document to --json's destination, on
 // stdout between markers.
-func writeShardJSON(o *Options, stdout io.Writer, doc *jsondoc.Document) error {
-	if !JSONToStdout(o) {
-		return writeJSON(o, stdout, doc)
+func writeShardJSON(out Outputs, stdout io.Writer, doc *jsondoc.Document) error {
+	if !out.jsonToStdout() {
+		return writeJSON(out, stdout, doc)
 	}
 	var b bytes.Buffer
 	b.WriteString(shardDocBegin + "\n")

@@ -25,7 +25,7 @@ type optSpec struct {
 	Variable func() string
 	// Recorded says, where the table is built, that the option's variable
 	// is a field of the Options it fills, which the --json document
-	// records as it is (optionValues) unless optionValue gives the value;
+	// records as it is (recordOptions) unless optionValue gives the value;
 	// options bound to scratch space (refused whenever given, or kept
 	// through a Hook) are not recorded by their variable.
 	Recorded bool

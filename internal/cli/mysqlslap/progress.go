@@ -36,7 +36,7 @@ type progressLine struct {
 // progress line is off: --skip-show-progress, silent output, -vvv (the
 // statement echo would tear it), or stderr not a terminal.
 func progressTerminal(c *Config, stderr io.Writer) *os.File {
-	if o := c.Options; !o.Ext.ShowProgress || c.Silent || o.Verbose >= 3 {
+	if out := c.Outputs; !out.ShowProgress || c.Silent || out.Verbose >= 3 {
 		return nil
 	}
 	f, ok := stderr.(*os.File)

@@ -26,8 +26,7 @@ func TestFormatProgress(t *testing.T) {
 }
 
 func TestProgressOnlyOnTerminal(t *testing.T) {
-	c := &Config{Options: &Options{}}
-	c.Options.Ext.ShowProgress = true
+	c := &Config{Outputs: Outputs{ShowProgress: true}}
 	if progressTerminal(c, &bytes.Buffer{}) != nil {
 		t.Error("progress on a buffer")
 	}

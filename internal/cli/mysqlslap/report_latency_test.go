@@ -94,7 +94,7 @@ func TestJSONDocumentGolden(t *testing.T) {
 	rec.add("b", nil, []BenchmarkResult{withBounds(latencyResult(true), started.Add(5*time.Second))})
 	rec.describe([]target.Target{{Label: "a", Kind: target.Server, Socket: "/run/a.sock"}, {Label: "b", Kind: target.Sandbox}},
 		[]target.Outcome{{Target: target.Target{Label: "b"}, Description: "sandbox: mariadbd  Ver 10.11.6-MariaDB"}})
-	doc, err := rec.document(o, nil)
+	doc, err := rec.document(recordOf(o), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,4 +189,14 @@ func TestJSONOptionsCoverTheTable(t *testing.T) {
 	if got["port"] != o.Port || got["create-schema"] != o.CreateSchema || got["show-progress"] != true {
 		t.Errorf("port %v create-schema %v show-progress %v", got["port"], got["create-schema"], got["show-progress"])
 	}
+}
+
+// recordOf is the record ParseCommandLine would capture for o, for
+// Options a test builds by hand: o read through an option table bound to
+// a copy (building a table sets defaults, so the copy is reset after).
+func recordOf(o *Options) map[string]any {
+	c := *o
+	table := optionTable(&parseState{opts: &c, strSet: map[string]bool{}})
+	c = *o
+	return recordOptions(table, &c)
 }

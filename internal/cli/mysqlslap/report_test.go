@@ -164,7 +164,7 @@ func TestTransport(t *testing.T) {
 	}
 	for _, tc := range tests {
 		o := &Options{Host: tc.host, Socket: tc.socket, Protocol: tc.protocol, Port: tc.port}
-		if n, a := transport(o); n != tc.wantNet || a != tc.wantAddr {
+		if n, a := connectionOf(o).transport(); n != tc.wantNet || a != tc.wantAddr {
 			t.Errorf("host %q socket %q protocol %q: %s %s, want %s %s", tc.host, tc.socket, tc.protocol, n, a, tc.wantNet, tc.wantAddr)
 		}
 	}
@@ -187,7 +187,7 @@ func TestDriverConfigTLSModes(t *testing.T) {
 		{"--tls-version", Options{SSL: true, TLSVersion: "TLSv1.2,TLSv1.3"}, true, true, "", false},
 	}
 	for _, tc := range tests {
-		c, err := DriverConfig(&tc.o, "")
+		c, err := connectionOf(&tc.o).Driver("")
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -199,7 +199,7 @@ func TestDriverConfigTLSModes(t *testing.T) {
 			t.Errorf("%s: InsecureSkipVerify = %v", tc.name, c.TLS.InsecureSkipVerify)
 		}
 	}
-	c, _ := DriverConfig(&Options{SSL: true, TLSVersion: "TLSv1.2,TLSv1.3"}, "")
+	c, _ := connectionOf(&Options{SSL: true, TLSVersion: "TLSv1.2,TLSv1.3"}).Driver("")
 	if c.TLS.MinVersion != tls.VersionTLS12 || c.TLS.MaxVersion != tls.VersionTLS13 {
 		t.Errorf("--tls-version: min %x max %x", c.TLS.MinVersion, c.TLS.MaxVersion)
 	}
@@ -220,12 +220,12 @@ func TestDriverConfigRejectsWhatItCannotHonour(t *testing.T) {
 		{"tls version", Options{TLSVersion: "SSLv3"}, "--tls-version"},
 	}
 	for _, tc := range tests {
-		_, err := DriverConfig(&tc.o, "")
+		_, err := connectionOf(&tc.o).Driver("")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)
 		}
 	}
-	c, err := DriverConfig(&Options{CompressionAlgorithms: "zstd,zlib", DefaultAuth: "caching_sha2_password", SSLCipher: "ECDHE-RSA-AES128-GCM-SHA256"}, "db")
+	c, err := connectionOf(&Options{CompressionAlgorithms: "zstd,zlib", DefaultAuth: "caching_sha2_password", SSLCipher: "ECDHE-RSA-AES128-GCM-SHA256"}).Driver("db")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 // checkRounds is Validate's step for --rounds and --sides-in-turn on
 // mysqlslap's load: the number, and the options a run of rounds cannot
 // honour.
-func checkRounds(c *Config) error {
-	o, w := c.Options, &c.Options.workload
+func checkRounds(c *Config, o *Options) error {
+	w := &o.workload
 	if w.Rounds == "" {
 		if w.InTurn {
 			return Exitf(1, "--sides-in-turn starts the sides one at a time within each round: it needs --rounds=N (N >= 2)")
@@ -59,20 +59,19 @@ func RunRounds(c *Config, out Output) error {
 // the effect of Ctrl-C. tempDir is the parent of the sandboxes'
 // directories ("" for the system default).
 func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string) error {
-	o, s := c.Options, &c.Options.Ext.Sandbox
 	// As RunTargets: --target lists compare (labels in the lines and
 	// errors); --sandbox alone runs its one sandbox.
-	comparing, targets := len(s.Targets) > 0, c.Targets
+	comparing, targets, verbose := c.Sandbox.Compare, c.Targets, c.Outputs.Verbose
 	if len(targets) == 0 {
-		targets = []target.Target{{Label: serverLabel(o), Kind: target.Server}}
+		targets = []target.Target{{Label: c.Connection.label(), Kind: target.Server}}
 	}
 	plan := orchestrator.RoundsPlan{Rounds: c.Rounds, InTurn: c.InTurn, Targets: targets, Clients: c.Plan.Concurrency,
-		Compare:    target.Config{DefaultBinary: s.Sandbox, SandboxOptions: s.ServerOptions, Base: endpointOf(o), TempDir: tempDir},
+		Compare:    target.Config{DefaultBinary: c.Sandbox.Binary, SandboxOptions: c.Sandbox.ServerOptions, Base: c.Connection.endpoint(), TempDir: tempDir},
 		Unlabelled: !comparing}
 	for _, e := range c.Plan.Engines {
 		plan.Engines = append(plan.Engines, orchestrator.Engine{Name: e.Name, Options: e.Options})
 	}
-	if !c.Silent || o.Verbose > 0 {
+	if !c.Silent || verbose > 0 {
 		say := func(line string) { fmt.Fprintf(out.Stderr, "%s: %s\n", ProgName, line) }
 		plan.Compare.Progress = func(label, msg string) {
 			if comparing {
@@ -82,7 +81,7 @@ func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string
 		}
 		plan.Log = func(format string, args ...any) { say(fmt.Sprintf(format, args...)) }
 	}
-	if o.Verbose > 0 {
+	if verbose > 0 {
 		plan.Compare.Start = target.DescribingStarter(func(_, line string) {
 			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
 		})
@@ -115,7 +114,7 @@ func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string
 	res := &orchestrator.Result{}
 	err := orchestrator.RunRounds(ctx, plan, res)
 	// The verdicts' configuration: the rounds, the targets, the chart.
-	vcfg := &orchestrator.Config{Workload: workloadName, Rounds: c.Rounds, Targets: c.Targets, Plot: s.Plot, Table: true}
+	vcfg := &orchestrator.Config{Workload: workloadName, Rounds: c.Rounds, Targets: c.Targets, Plot: c.Outputs.Plot, Table: true}
 	if out.Record != nil {
 		out.Record.describe(targets, res.Outcomes)
 		out.Record.Rounds = c.Rounds
@@ -125,7 +124,7 @@ func RunRoundsContext(ctx context.Context, c *Config, out Output, tempDir string
 		return targetExitError(ctx, err, comparing)
 	}
 	w := out.Stdout
-	if (o.CSVSet && o.CSV == "") || JSONToStdout(o) { // not into CSV or JSON on stdout
+	if c.Outputs.stdoutIsData() { // not into CSV or JSON on stdout
 		w = nil
 	}
 	if w != nil && !c.Silent {

@@ -90,17 +90,16 @@ func Run(ctx context.Context, c *Config, out Output) (results []BenchmarkResult,
 // (the schema's safety checked), the shard's part and the server's
 // description; finish ends it.
 func startRun(ctx context.Context, c *Config, out Output) (r *runner, err error) {
-	o, p := c.Options, c.Plan
-	seed := runSeed(o)
+	p, verbose := c.Plan, c.Outputs.Verbose
+	cfg := c.Script
 	if out.Record != nil {
-		seed = out.Record.Seed
+		cfg.Seed = out.Record.Seed
 	}
-	r = &runner{ctx: ctx, c: c, o: o, p: p, out: out, verbose: o.Verbose, seed: seed}
-	cfg := scriptConfig(o, p, seed)
-	if o.Verbose >= 2 {
+	r = &runner{ctx: ctx, c: c, p: p, out: out, verbose: verbose, seed: cfg.Seed}
+	if verbose >= 2 {
 		cfg.Note = func(line string) { io.WriteString(out.Stdout, line+"\n") }
 	}
-	if o.Verbose >= 3 {
+	if verbose >= 3 {
 		var mu sync.Mutex // the clients echo concurrently
 		cfg.Echo = func(line string) {
 			mu.Lock()
@@ -131,7 +130,7 @@ func startRun(ctx context.Context, c *Config, out Output) (r *runner, err error)
 			return nil, err
 		}
 	}
-	if out.Record != nil && o.Ext.JSONSet {
+	if out.Record != nil && c.Outputs.JSON {
 		r.server = serverInfo(r.main) // before the load changes anything
 	}
 	return r, nil
@@ -171,7 +170,6 @@ func (r *runner) finish(err error) error {
 type runner struct {
 	ctx     context.Context
 	c       *Config
-	o       *Options     // c.Options
 	p       *sqlgen.Plan // c.Plan
 	out     Output
 	verbose int
@@ -206,12 +204,12 @@ type runner struct {
 }
 
 func (r *runner) connect() error {
-	o, p := r.o, r.p
-	mainCfg, err := DriverConfig(o, "")
+	p, conn := r.p, r.c.Connection
+	mainCfg, err := conn.Driver("")
 	if err != nil {
 		return exitWith(err)
 	}
-	workerCfg, err := DriverConfig(o, p.Schema)
+	workerCfg, err := conn.Driver(p.Schema)
 	if err != nil {
 		return exitWith(err)
 	}
@@ -220,16 +218,16 @@ func (r *runner) connect() error {
 	if r.mainConn, err = mysqlconn.NewConnector(mainCfg, ""); err != nil {
 		return exitWith(err)
 	}
-	if r.workers, err = mysqlconn.NewConnector(workerCfg, o.InitCommand); err != nil {
+	if r.workers, err = mysqlconn.NewConnector(workerCfg, conn.InitCommand); err != nil {
 		return exitWith(err)
 	}
 	if r.main, err = r.mainConn.Connect(nil); err != nil {
 		_, msg := mysqlconn.ConnectError(err, mainCfg.Net, mainCfg.Addr)
 		return Exitf(1, "Error when connecting to server: %s", msg)
 	}
-	if o.SQLModeSet {
+	if conn.SQLModeSet {
 		// MySQL's behaviour: backticks, main connection only, "prog:<error>".
-		stmt := "SET sql_mode = `" + o.SQLMode + "`"
+		stmt := "SET sql_mode = `" + conn.SQLMode + "`"
 		r.echo(stmt)
 		if err := r.main.Exec(stmt); err != nil {
 			r.main.Close()
@@ -239,7 +237,7 @@ func (r *runner) connect() error {
 	if r.out.Shard != nil && r.out.Shard.Spec.Index != 0 {
 		return nil // shard 0 creates and drops the schema, and checks it is goslap's
 	}
-	if err := checkSchemaSafety(r.main, o, p); err != nil {
+	if err := checkSchemaSafety(r.main, r.c.AllowDropExisting, p); err != nil {
 		r.main.Close()
 		return err
 	}
@@ -270,14 +268,11 @@ func (r *runner) Main(st slapscript.Step) error {
 // here, before and after the timed load on the engine; each concurrency
 // value's results are reported as soon as its iterations are done.
 func (r *runner) loop() *orchestrator.Loop {
-	o := r.o
+	lim := r.c.Limits
 	l := &orchestrator.Loop{Workload: scriptSteps{r.script, r}, Session: &workload.Session{Main: r.main}, Clients: r.workers,
 		Concurrency: r.p.Concurrency, Iterations: r.p.Iterations,
-		Limits: orchestrator.Limits{Duration: o.Ext.RunTime, Warmup: o.Ext.WarmupTime, Rate: o.Ext.Rate, Seed: r.seed},
+		Limits: orchestrator.Limits{Duration: lim.Duration, Warmup: lim.Warmup, Rate: lim.Rate, Seed: r.seed, Ignore: lim.Ignore},
 		Plan:   r.plan, Metrics: r.metrics()}
-	if o.Ext.TolerantErrors() {
-		l.Limits.Ignore = o.Ext.Tolerates
-	}
 	for _, e := range r.p.Engines {
 		l.Engines = append(l.Engines, orchestrator.Engine{Name: e.Name, Options: e.Options})
 	}
@@ -322,15 +317,14 @@ func (r *runner) plan(it workload.Iteration, plan *engine.Plan) (func(*results.B
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := r.o
 	r.loads++
 	load := plan.Load.(*slapscript.Load)
 	clients := it.Clients
 	plan.PerClientEvents = load.Units
 	plan.Uniform = true
 	plan.ConnectAfterStart = true // mysqlslap's threads connect on the clock
-	if o.Ext.ThreadBelowSet {
-		below := o.Ext.ThreadBelow
+	if b := r.c.Limits.ThreadBelow; b != nil {
+		below := *b
 		plan.ThreadPerClientBelow = &below
 	}
 	if r.shard != nil {
@@ -352,7 +346,7 @@ func (r *runner) plan(it workload.Iteration, plan *engine.Plan) (func(*results.B
 		for id := range plan.Clients {
 			total += load.Statements(plan.FirstClientID + id)
 		}
-		bar = startProgress(f, progressLabel(r.engine, clients, it.Number, r.p.Iterations), total, o.Ext.RunTime, done.Load)
+		bar = startProgress(f, progressLabel(r.engine, clients, it.Number, r.p.Iterations), total, r.c.Limits.Duration, done.Load)
 	}
 	return func(b *results.Benchmark, err error) error {
 		bar.end()
@@ -387,7 +381,7 @@ func (r *runner) loadError(err error) error {
 // iterations' results, as soon as they are done.
 func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 	clients := c.Clients
-	rate := r.c.Options.Ext.Rate
+	rate := r.c.Limits.Rate
 	share := loadShare{Clients: clients, Rate: rate}
 	if r.shard != nil {
 		share = r.shard.share(clients, rate)
@@ -397,7 +391,7 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 	res.Server, res.Intervals = orchestrator.CellServer(c, "query")
 	if c.Rounds > 1 && !r.c.Silent {
 		// Which side and round the block is (rounds.go).
-		if len(r.o.Ext.Sandbox.Targets) > 0 {
+		if r.c.Sandbox.Compare {
 			fmt.Fprintf(r.out.Stdout, "Target: %s, round %d of %d\n", r.out.Target, c.Round, c.Rounds)
 		} else {
 			fmt.Fprintf(r.out.Stdout, "Round %d of %d\n", c.Round, c.Rounds)
@@ -406,7 +400,7 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 	if err := r.report(&res); err != nil {
 		return err
 	}
-	if r.o.Ext.ServerReport && !r.c.Silent {
+	if r.c.Outputs.ServerReport && !r.c.Silent {
 		if err := writeServerLines(r.out.Stdout, c); err != nil {
 			return err
 		}
@@ -420,7 +414,7 @@ func (r *runner) done(e sqlgen.Engine, c *orchestrator.Cell) error {
 
 // report writes one result as soon as its concurrency value is done.
 func (r *runner) report(res *BenchmarkResult) error {
-	return writeResult(r.out.Stdout, r.out.CSV, res, !r.c.Silent, r.c.Options.Ext.Latency)
+	return writeResult(r.out.Stdout, r.out.CSV, res, !r.c.Silent, r.c.Outputs.Latency)
 }
 
 // progressLabel names a load on the progress line.

@@ -67,8 +67,8 @@ func queryObjects(c *mysqlconn.Conn, stmt string) ([]schemaObject, error) {
 // schema holding objects goslap cannot prove it made (see markerTable) —
 // mysqlslap silently drops whatever --create-schema names. An empty schema
 // and a proven leftover of an earlier goslap run may be dropped.
-func checkSchemaSafety(c *mysqlconn.Conn, o *Options, p *sqlgen.Plan) error {
-	if !p.OwnsSchema || o.AllowDropExistingSchema {
+func checkSchemaSafety(c *mysqlconn.Conn, allowDropExisting bool, p *sqlgen.Plan) error {
+	if !p.OwnsSchema || allowDropExisting {
 		return nil
 	}
 	objects, err := queryObjects(c, schemaObjectsSelect(p.Schema))

@@ -98,12 +98,11 @@ func RunTargets(c *Config, out Output) ([]target.Outcome, error) {
 // has the effect of Ctrl-C. tempDir is the parent of the sandboxes'
 // directories ("" for the system default; tests pass their own).
 func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir string) ([]target.Outcome, error) {
-	o, s := c.Options, &c.Options.Ext.Sandbox
-	comparing, targets := len(s.Targets) > 0, c.Targets
+	comparing, targets, verbose := c.Sandbox.Compare, c.Targets, c.Outputs.Verbose
 	cfg := target.Config{
-		DefaultBinary:  s.Sandbox,
-		SandboxOptions: s.ServerOptions,
-		Base:           endpointOf(o),
+		DefaultBinary:  c.Sandbox.Binary,
+		SandboxOptions: c.Sandbox.ServerOptions,
+		Base:           c.Connection.endpoint(),
 		TempDir:        tempDir,
 		Bench: func(ctx context.Context, label string, ep target.Endpoint) ([]matrix.Point, error) {
 			if comparing && !c.Silent {
@@ -115,14 +114,14 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 			return ComparePoints(results), err
 		},
 	}
-	if o.Verbose > 0 {
+	if verbose > 0 {
 		// Which system-table SQL, messages and plugins each sandbox uses:
 		// the first thing to look at when two releases behave differently.
 		cfg.Start = target.DescribingStarter(func(_, line string) {
 			fmt.Fprintf(out.Stderr, "%s: sandbox: %s\n", ProgName, line)
 		})
 	}
-	if !c.Silent || o.Verbose > 0 {
+	if !c.Silent || verbose > 0 {
 		cfg.Progress = func(label, msg string) {
 			if comparing {
 				fmt.Fprintf(out.Stderr, "%s: target %s: %s\n", ProgName, label, msg)
@@ -138,7 +137,7 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 	if err != nil {
 		return outcomes, targetExitError(ctx, err, comparing)
 	}
-	if comparing && !(o.CSVSet && o.CSV == "") && !JSONToStdout(o) { // not into CSV or JSON on stdout
+	if comparing && !c.Outputs.stdoutIsData() { // not into CSV or JSON on stdout
 		if !c.Silent {
 			fmt.Fprintln(out.Stdout)
 		}
@@ -146,8 +145,8 @@ func RunTargetsContext(ctx context.Context, c *Config, out Output, tempDir strin
 			return outcomes, Exitf(1, "writing the comparison: %v", err)
 		}
 	}
-	if s.Plot != "" {
-		if err := chart.WriteFile(s.Plot, target.Columns(outcomes)); err != nil {
+	if plot := c.Outputs.Plot; plot != "" {
+		if err := chart.WriteFile(plot, target.Columns(outcomes)); err != nil {
 			return outcomes, Exitf(1, "--plot: %v", err)
 		}
 	}
@@ -180,23 +179,13 @@ func targetExitError(ctx context.Context, err error, comparing bool) error {
 }
 
 // PlotRun writes the --plot chart of a plain run (no sandbox, no targets):
-// one line per engine, labelled with the server's address.
-func PlotRun(path string, o *Options, results []BenchmarkResult) error {
-	outcome := target.Outcome{Target: target.Target{Label: serverLabel(o), Kind: target.Server}, Points: ComparePoints(results)}
+// one line per engine, labelled with the server's address (label).
+func PlotRun(path, label string, results []BenchmarkResult) error {
+	outcome := target.Outcome{Target: target.Target{Label: label, Kind: target.Server}, Points: ComparePoints(results)}
 	if err := chart.WriteFile(path, target.Columns([]target.Outcome{outcome})); err != nil {
 		return Exitf(1, "--plot: %v", err)
 	}
 	return nil
-}
-
-// serverLabel names the server of a plain run (no sandbox, no targets) in
-// charts and the JSON document: its address, "localhost" for a socket.
-func serverLabel(o *Options) string {
-	network, addr := transport(o)
-	if network == "unix" {
-		return "localhost"
-	}
-	return addr
 }
 
 // ComparePoints converts runner results into comparison points.
@@ -236,35 +225,9 @@ func ComparePoints(results []BenchmarkResult) []matrix.Point {
 	return pts
 }
 
-// endpointOf is the command line's connection, the base of server targets.
-func endpointOf(o *Options) target.Endpoint {
-	return target.Endpoint{Host: o.Host, Port: int(o.Port), Socket: o.Socket,
-		User: o.User, Password: o.Password, PasswordSet: o.PasswordSet}
-}
-
-// connectingTo is a copy of c whose options connect to ep (optionsFor).
+// connectingTo is a copy of c that connects to ep (Connection.to).
 func (c *Config) connectingTo(ep target.Endpoint) *Config {
 	t := *c
-	t.Options = optionsFor(c.Options, ep)
+	t.Connection = c.Connection.to(ep)
 	return &t
-}
-
-// optionsFor is a copy of o that connects to ep. For a sandbox every
-// connection and TLS option of the command line (and option files) is
-// replaced: the benchmark can only reach the sandbox's socket, as root
-// without a password and without TLS (a sandbox has no certificates).
-func optionsFor(o *Options, ep target.Endpoint) *Options {
-	c := *o
-	c.Host, c.Port, c.Socket = ep.Host, uint32(ep.Port), ep.Socket
-	c.User, c.Password, c.PasswordSet = ep.User, ep.Password, ep.PasswordSet
-	if !ep.Sandbox {
-		return &c
-	}
-	c.Host, c.Protocol = "", "SOCKET"
-	c.SSL, c.SSLVerifyServerCert, c.SSLMode = false, false, ""
-	c.SSLCA, c.SSLCAPath, c.SSLCert, c.SSLKey, c.SSLCipher = "", "", "", "", ""
-	c.SSLCRL, c.SSLCRLPath, c.TLSVersion, c.TLSCipherSuites = "", "", "", ""
-	c.DefaultAuth, c.PluginDir = "", ""
-	c.GetServerPublicKey, c.ServerPublicKeyPath, c.EnableCleartextPlugin = false, "", false
-	return &c
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/latency"
+	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/results/matrix"
 	"github.com/goslap/goslap/internal/target"
 )
@@ -39,20 +40,20 @@ func TestOptionsForSandboxIgnoresConnectionOptions(t *testing.T) {
 	o := &Options{Host: "prod.example", Port: 3307, Socket: "/run/mysqld/mysqld.sock", Protocol: "TCP",
 		User: "app", Password: "secret", PasswordSet: true, SSL: true, SSLCA: "/ca.pem", SSLMode: "VERIFY_IDENTITY",
 		DefaultAuth: "caching_sha2_password", Iterations: 3, Concurrency: "10,50"}
-	sb := optionsFor(o, target.Endpoint{Socket: "/tmp/gs/mysqld.sock", Port: 40000, User: "root", PasswordSet: true, Sandbox: true})
-	network, addr := transport(sb)
+	sb := connectionOf(o).to(target.Endpoint{Socket: "/tmp/gs/mysqld.sock", Port: 40000, User: "root", PasswordSet: true, Sandbox: true})
+	network, addr := sb.transport()
 	if network != "unix" || addr != "/tmp/gs/mysqld.sock" {
 		t.Errorf("sandbox transport %s %s, want unix /tmp/gs/mysqld.sock", network, addr)
 	}
-	if sb.User != "root" || sb.Password != "" || sb.SSL || sb.SSLCA != "" || sb.SSLMode != "" || sb.DefaultAuth != "" {
-		t.Errorf("sandbox options keep the command line's credentials or TLS: %+v", sb)
+	if sb.User != "root" || sb.Password != "" || sb.TLS != (mysqlconn.TLS{Mode: "DISABLED"}) || sb.Auth != (mysqlconn.Auth{}) {
+		t.Errorf("sandbox connection keeps the command line's credentials or TLS: %+v", sb)
 	}
-	if sb.Iterations != 3 || sb.Concurrency != "10,50" || o.Host != "prod.example" {
-		t.Error("benchmark options not kept, or the original modified")
+	if o.Host != "prod.example" {
+		t.Error("the command line's options modified")
 	}
-	srv := optionsFor(o, target.Endpoint{Host: "db2", Port: 3308, User: "app", Password: "secret", PasswordSet: true})
-	if network, addr := transport(srv); network != "tcp" || addr != "db2:3308" || !srv.SSL {
-		t.Errorf("server target transport %s %s (ssl %v), want tcp db2:3308 with the command line's TLS", network, addr, srv.SSL)
+	srv := connectionOf(o).to(target.Endpoint{Host: "db2", Port: 3308, User: "app", Password: "secret", PasswordSet: true})
+	if network, addr := srv.transport(); network != "tcp" || addr != "db2:3308" || srv.TLS.Mode != "VERIFY_IDENTITY" {
+		t.Errorf("server target transport %s %s (tls %v), want tcp db2:3308 with the command line's TLS", network, addr, srv.TLS.Mode)
 	}
 }
 

@@ -13,11 +13,11 @@ import (
 // interval snapshots the sampling needs cost throughput at a few clients:
 // BENCHMARKS.md, "Server metrics"). Units are queries.
 func (r *runner) metrics() *orchestrator.Metrics {
-	ext := r.o.Ext
-	if !ext.ServerMetrics || r.serverCfg == nil || !ext.ServerReport {
+	out := r.c.Outputs
+	if !out.ServerMetrics || r.serverCfg == nil || !out.ServerReport {
 		return nil
 	}
-	return &orchestrator.Metrics{Driver: r.serverCfg, PID: ext.ServerPID, Unit: "query",
+	return &orchestrator.Metrics{Driver: r.serverCfg, PID: out.ServerPID, Unit: "query",
 		Warn: func(line string) { fmt.Fprintf(r.out.Stderr, "%s: warning: %s\n", ProgName, line) }}
 }
 

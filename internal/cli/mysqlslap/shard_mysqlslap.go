@@ -35,22 +35,22 @@ import (
 // --shard: this shard's clients, its report, and its document for merge.
 func runShardedMysqlslap(c *Config, env Env) int {
 	defer c.Close()
-	o, st := c.Options, c.Shard
+	st := c.Shard
 	stdout, buffered := reportStdout(env.Stdout)
 	// The report goes beside the document on stdout: to stderr.
 	text := stdout
-	if o.Ext.JSONSet && JSONToStdout(o) {
+	if c.Outputs.jsonToStdout() {
 		text = env.Stderr
 	}
-	rec := NewRunRecord(o)
-	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: serverLabel(o), Record: rec, Shard: st}
+	rec := NewRunRecord(c)
+	out := Output{Stdout: text, Stderr: env.Stderr, CSV: c.CSV, Target: c.Connection.label(), Record: rec, Shard: st}
 	_, err := RunWithSignals(c, out)
-	return endRun(o, env, buffered, err, func(err error) error {
-		doc, jerr := rec.document(o, err)
+	return endRun(c, env, buffered, err, func(err error) error {
+		doc, jerr := rec.document(c.options(), err)
 		if jerr != nil {
 			return jerr
 		}
-		return writeShardJSON(o, stdout, shardSection(doc, st))
+		return writeShardJSON(c.Outputs, stdout, shardSection(doc, st))
 	})
 }
 

@@ -26,7 +26,6 @@ import (
 	"github.com/goslap/goslap/internal/workload"
 	_ "github.com/goslap/goslap/internal/workload/all"     // every workload --workload names
 	"github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
-	"github.com/goslap/goslap/internal/workload/oltp"      // the interval line of workloads without their own
 	wlreport "github.com/goslap/goslap/internal/workload/report"
 )
 
@@ -239,9 +238,11 @@ func checkWorkloadOptions(o *Options) error {
 
 // runWorkload runs the study of a validated --workload command line.
 func runWorkload(c *Config, env Env) int {
-	o, cfg := c.Options, c.Workload
+	cfg := c.Workload
 	stdout := env.Stdout
-	env = shardReportOut(o, env)
+	if cfg.Shard != nil && c.Outputs.jsonToStdout() {
+		env.Stdout = env.Stderr // as shardReportOut
+	}
 	started := time.Now()
 	if c.DefaultStop {
 		var limits []string
@@ -262,17 +263,17 @@ func runWorkload(c *Config, env Env) int {
 	if err == nil {
 		out := env.Stdout // a shard's report goes to stderr beside its document (shardReportOut)
 		if cfg.Shard == nil {
-			out = textOut(o, env.Stdout)
+			out = textOut(c.Outputs.jsonToStdout(), env.Stdout)
 		}
 		err = orchestrator.Finish(out, cfg, res)
 	}
-	if o.Ext.JSONSet && cfg.Shard == nil && (res != nil || err == nil) {
-		if jerr := writeStudyJSON(o, env.Stdout, cfg, res, started, err); jerr != nil && err == nil {
+	if c.Outputs.JSON && cfg.Shard == nil && (res != nil || err == nil) {
+		if jerr := writeStudyJSON(c, env.Stdout, res, started, err); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
-	if cfg.Shard != nil && o.Ext.JSONSet && res != nil {
-		if jerr := writeShardDocument(o, stdout, cfg, res, err); jerr != nil && err == nil {
+	if cfg.Shard != nil && c.Outputs.JSON && res != nil {
+		if jerr := writeShardDocument(c, stdout, cfg, res, err); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
@@ -349,8 +350,7 @@ func refusedWithWorkload(o *Options) string {
 // --workload command line from c's options, with the rules that belong to
 // this command line (options of mysqlslap's load, output files, phase
 // words, sandboxes, shards).
-func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool, err error) {
-	o := c.Options
+func studyConfig(c *Config, o *Options, env Env) (cfg *orchestrator.Config, defaultTime bool, err error) {
 	w := &o.workload
 	meta, err := workload.Lookup(w.Name)
 	script := ""
@@ -372,7 +372,7 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	}
 	settings := meta.NewSettings()
 	if ls, ok := settings.(*luascript.Settings); ok && script != "" {
-		ls.Out, ls.Argv = textOut(o, env.Stdout), append([]string{ProgName}, c.Options.Args...)
+		ls.Out, ls.Argv = textOut(JSONToStdout(o), env.Stdout), append([]string{ProgName}, o.Args...)
 		ls.General = map[string]any{"time": o.Ext.RunTime.Seconds(), "events": float64(o.NumberOfQueries)}
 		ls.Ignore = func(code uint16) bool { return cfg != nil && cfg.Ignore != nil && cfg.Ignore(code) }
 		phase := "run"
@@ -469,13 +469,15 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 	cfg.DefaultBinary, cfg.SandboxOptions, cfg.Plot = sb.Sandbox, sb.ServerOptions, sb.Plot
 	// The table the chart draws is printed too.
 	cfg.Table = sb.Plot != ""
-	cfg.Base = endpointOf(o)
+	// Without the password of a bare -p: validateWorkload prompts last
+	// and sets Base again.
+	cfg.Base = connectionOf(o).endpoint()
 	cfg.InitCommand = o.InitCommand
 	cfg.Driver = func(ep target.Endpoint, schema string) (*mysql.Config, error) {
-		return DriverConfig(optionsFor(o, ep), schema)
+		return c.Connection.to(ep).Driver(schema)
 	}
 	cfg.ReadServers = o.Ext.JSONSet
-	rep := &orchestrator.TextReport{Out: textOut(o, env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
+	rep := &orchestrator.TextReport{Out: textOut(JSONToStdout(o), env.Stdout), Err: env.Stderr, Engines: o.EngineSet, Latency: o.Ext.Latency,
 		Targets: len(cfg.Targets) > 1 || cfg.Server.Active(), ScaleLabel: scaleLabel, Ops: wl.Ops()}
 	// Several sides compared, or asked: the server's figures under each cell.
 	// The server is sampled when the Server: block is asked for, when
@@ -495,7 +497,9 @@ func studyConfig(c *Config, env Env) (cfg *orchestrator.Config, defaultTime bool
 		live = env.Stderr
 	}
 	if cfg.ReportInterval > 0 {
-		cfg.Observer.Interval = intervalPrinter(wl, cfg.ReportInterval, live)
+		if cfg.Observer.Interval, err = intervalPrinter(w.Name, wl, cfg.ReportInterval, live); err != nil {
+			return nil, false, err
+		}
 	} else if f := progressTerminal(c, env.Stderr); f != nil {
 		showProgress(cfg, f)
 	}
@@ -549,9 +553,9 @@ func applyWorkloadArgs(s workload.Settings, m workload.Meta, args []workloadAssi
 }
 
 // textOut is where the text report goes: nowhere when stdout carries the
-// --json document, which must be all that stdout holds.
-func textOut(o *Options, stdout io.Writer) io.Writer {
-	if JSONToStdout(o) {
+// --json document (jsonToStdout), which must be all that stdout holds.
+func textOut(jsonToStdout bool, stdout io.Writer) io.Writer {
+	if jsonToStdout {
 		return io.Discard
 	}
 	return stdout
@@ -559,21 +563,22 @@ func textOut(o *Options, stdout io.Writer) io.Writer {
 
 // writeStudyJSON writes the --json document of a --workload run; runErr
 // is the error that ended it.
-func writeStudyJSON(o *Options, stdout io.Writer, cfg *orchestrator.Config, res *orchestrator.Result, started time.Time, runErr error) error {
+func writeStudyJSON(c *Config, stdout io.Writer, res *orchestrator.Result, started time.Time, runErr error) error {
+	cfg := c.Workload
 	doc, err := orchestrator.Document(cfg, res, orchestrator.DocumentInput{FrontEnd: frontEnd, Version: Version, StartedAt: started,
-		Options: studyOptionValues(o, cfg), Err: runErr})
+		Options: studyOptionValues(c, cfg), Err: runErr})
 	if err != nil {
 		return Exitf(1, "writing the JSON document: %v", err)
 	}
-	return writeJSON(o, stdout, doc)
+	return writeJSON(c.Outputs, stdout, doc)
 }
 
 // studyOptionValues are the document's options of a --workload run:
 // goslap's (as for mysqlslap's load) and the workload's, by the names the
 // user types them under, resolved (defaults included).
-func studyOptionValues(o *Options, cfg *orchestrator.Config) map[string]any {
-	out := optionValues(o)
-	out["report-interval"] = o.workload.ReportInterval
+func studyOptionValues(c *Config, cfg *orchestrator.Config) map[string]any {
+	out := c.options()
+	out["report-interval"] = c.Outputs.ReportInterval
 	out["rounds"] = max(cfg.Rounds, 1)
 	out["compare-metric"] = cfg.Metric
 	inverted := map[string]string{}
@@ -649,14 +654,16 @@ func parseInterval(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// intervalPrinter prints the workload's interval line (wlreport.IntervalLiner:
-// tpcc-mysql's for TPC-C, sysbench 1.0's for OLTP), sysbench 1.0's (95th
-// percentile) for the others.
-func intervalPrinter(wl workload.Workload, every time.Duration, w io.Writer) func(results.Interval) {
-	if l, ok := wl.(wlreport.IntervalLiner); ok {
-		return func(iv results.Interval) { fmt.Fprint(w, l.IntervalLine(iv, every)) }
+// intervalPrinter prints the workload's interval line
+// (wlreport.IntervalLiner: tpcc-mysql's for TPC-C, sysbench 1.0's for
+// OLTP and Lua scripts); a workload without one cannot honour
+// --report-interval.
+func intervalPrinter(name string, wl workload.Workload, every time.Duration, w io.Writer) (func(results.Interval), error) {
+	l, ok := wl.(wlreport.IntervalLiner)
+	if !ok {
+		return nil, Exitf(1, "--report-interval cannot be honoured with --workload=%s: the workload has no interval line", name)
 	}
-	return func(iv results.Interval) { fmt.Fprint(w, oltp.IntervalLine(iv, 95)) }
+	return func(iv results.Interval) { fmt.Fprint(w, l.IntervalLine(iv, every)) }, nil
 }
 
 // showProgress draws goslap's live line on the terminal f during each

@@ -8,16 +8,40 @@ import (
 	"github.com/goslap/goslap/internal/orchestrator"
 	"github.com/goslap/goslap/internal/shard"
 	"github.com/goslap/goslap/internal/target"
+	slapscript "github.com/goslap/goslap/internal/workload/mysqlslap"
 	"github.com/goslap/goslap/sqlgen"
 )
 
-// Config is a command line after Validate: the options as resolved (read
-// only from here on), what they imply, and what the run is built from.
-// Every stage after the front end reads it; none changes it.
+// Config is a command line after Validate: the values the options
+// resolve to, what they imply, and what the run is built from. Every
+// stage after the front end reads it; none changes it, and none reads
+// the options themselves: only OptionRecord, the document's record of
+// them, taken when parsing ended.
 type Config struct {
-	// Options are the resolved options with the prompted password; no
-	// later stage writes them.
-	Options *Options
+	// OptionRecord is the --json document's record of the options, by
+	// option name (recordOptions, captured by ParseCommandLine); read it
+	// through options(), a copy.
+	OptionRecord map[string]any
+	// Connection is the resolved connection (after the password prompt);
+	// a target's run connects with Connection.to(its endpoint).
+	Connection Connection
+	// Outputs are what the run writes and where; Limits bound its loads.
+	Outputs Outputs
+	Limits  Limits
+	// Script is the configuration of mysqlslap's script (Plan, the seed
+	// of Limits, templates, counts, hooks); a run or a print adds its
+	// output and hooks. Zero with --workload.
+	Script slapscript.Config
+	// Sandbox are the targets' settings (with Targets).
+	Sandbox SandboxPlan
+	// OnlyPrint is --only-print; AllowDropExisting
+	// --allow-drop-existing-schema (checkSchemaSafety).
+	OnlyPrint         bool
+	AllowDropExisting bool
+	// QueryOnlySchema is --create-schema when the run creates nothing (no
+	// -a, no --create): a connection error for it gets a hint
+	// (withSchemaHint); "" otherwise.
+	QueryOnlySchema string
 	// Silent: no Benchmark blocks, Target: lines, comparison progress or
 	// progress line. --silent, or implied: by --csv and --only-print (as
 	// in mysqlslap) and by a --json document on stdout, which must be
@@ -96,16 +120,33 @@ func (c *Config) Close() error {
 //  16. --shard=I/N, --start-at, --late-start, --shard-wait, --run-id, and
 //     every --concurrency value against the shard count (shardStarter)
 func Validate(o *Options, env Env) (*Config, error) {
+	c, _, err := validate(o, env)
+	return c, err
+}
+
+// validate is Validate, also returning the options it validated: o's
+// copy with the prompted password (for the tests of the parser; nothing
+// after Validate reads them).
+func validate(o *Options, env Env) (*Config, *Options, error) {
 	opts := *o
-	c := &Config{Options: &opts, Silent: impliesSilent(o)}
+	c, err := validateCopy(&opts, env)
+	return c, &opts, err
+}
+
+// validateCopy validates o, Validate's own copy of the options (the
+// prompt writes the password there), in the order Validate's comment
+// lists; c.resolve and c.resolveRun take from it what later stages read.
+func validateCopy(o *Options, env Env) (*Config, error) {
+	c := &Config{OptionRecord: o.record, Silent: impliesSilent(o)}
 	if err := sqlgen.CheckCombination(planConfig(o)); err != nil {
 		return nil, exitWith(err)
 	}
 	if err := checkExtensions(o); err != nil {
 		return nil, err
 	}
+	c.resolve(o)
 	if o.workload.selected() {
-		if err := validateWorkload(c, env); err != nil {
+		if err := validateWorkload(c, o, env); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -119,7 +160,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 	if c.Targets, err = sandboxTargets(o); err != nil {
 		return nil, err
 	}
-	if err := checkRounds(c); err != nil {
+	if err := checkRounds(c, o); err != nil {
 		return nil, err
 	}
 	if err := checkOutputFiles(o); err != nil {
@@ -130,7 +171,7 @@ func Validate(o *Options, env Env) (*Config, error) {
 		return nil, err
 	}
 	c.CSV, c.closeCSV = csv, closeCSV
-	if c.Plan, err = statementPlan(c, env); err != nil {
+	if c.Plan, err = statementPlan(o, env); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -138,13 +179,13 @@ func Validate(o *Options, env Env) (*Config, error) {
 		c.Close()
 		return nil, err
 	}
+	c.resolveRun(o)
 	return c, nil
 }
 
 // statementPlan is Validate's steps 8 to 15: mysqlslap's statement files,
 // prompt and word count, then goslap's refusals, then the plan.
-func statementPlan(c *Config, env Env) (*sqlgen.Plan, error) {
-	o := c.Options
+func statementPlan(o *Options, env Env) (*sqlgen.Plan, error) {
 	cfg, mistyped, err := readStatements(o)
 	if err != nil {
 		return nil, err
@@ -182,15 +223,15 @@ func impliesSilent(o *Options) bool {
 // study's, shared with goslap sysbench's front end, so they live there),
 // then the password prompt. Positional words are the phase, so
 // mysqlslap's two-word rule does not apply.
-func validateWorkload(c *Config, env Env) error {
-	if err := sqlgen.CheckValues(planConfig(c.Options)); err != nil {
+func validateWorkload(c *Config, o *Options, env Env) error {
+	if err := sqlgen.CheckValues(planConfig(o)); err != nil {
 		return exitWith(err)
 	}
-	if err := checkLoadType(c.Options); err != nil {
+	if err := checkLoadType(o); err != nil {
 		return err
 	}
 	// A shard's text report goes to stderr beside its document.
-	cfg, defaultStop, err := studyConfig(c, shardReportOut(c.Options, env))
+	cfg, defaultStop, err := studyConfig(c, o, shardReportOut(o, env))
 	if err == nil {
 		err = cfg.Check()
 	}
@@ -204,7 +245,14 @@ func validateWorkload(c *Config, env Env) error {
 	c.Workload, c.DefaultStop = cfg, defaultStop
 	// The study's connections read the password when they connect, so
 	// the prompt can come last, as in mysqlslap.
-	return promptPassword(c.Options, env)
+	if err := promptPassword(o, env); err != nil {
+		return err
+	}
+	c.resolveRun(o)
+	// The server's endpoint with the typed password: a target's
+	// connection takes its credentials from its endpoint.
+	c.Workload.Base = c.Connection.endpoint()
+	return nil
 }
 
 // checkLoadType refuses, with -a, a load type that names none (goslap's

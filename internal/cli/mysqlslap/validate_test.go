@@ -70,8 +70,26 @@ func TestValidateLeavesOptions(t *testing.T) {
 		if !reflect.DeepEqual(*o, before) {
 			t.Errorf("%q: Validate changed the options", tc.args)
 		}
-		if c.Silent != tc.silent || c.Options.Password != "typed" || c.Options.Silent != before.Silent {
-			t.Errorf("%q: silent %v (want %v), password %q, option silent %v", tc.args, c.Silent, tc.silent, c.Options.Password, c.Options.Silent)
+		if c.Silent != tc.silent || c.Connection.Password != "typed" || c.OptionRecord["silent"] != before.Silent {
+			t.Errorf("%q: silent %v (want %v), password %q, option silent %v", tc.args, c.Silent, tc.silent, c.Connection.Password, c.OptionRecord["silent"])
 		}
+	}
+}
+
+// TestWorkloadPromptedPassword: the password typed at a bare -p reaches
+// a --workload run's server (its endpoint, whose credentials its
+// connections take), not only the mysqlslap load's.
+func TestWorkloadPromptedPassword(t *testing.T) {
+	tty := func(string) (string, error) { return "typed", nil }
+	c, _, err := validatedForTest(t, nil, tty, "--workload=oltp_point_select", "-p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep := c.Workload.Base; ep.Password != "typed" || !ep.PasswordSet {
+		t.Errorf("endpoint password %q set %v", ep.Password, ep.PasswordSet)
+	}
+	cfg, err := c.Workload.Driver(c.Workload.Base, "")
+	if err != nil || cfg.Passwd != "typed" {
+		t.Errorf("driver password %q, %v", cfg.Passwd, err)
 	}
 }

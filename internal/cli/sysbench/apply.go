@@ -110,7 +110,7 @@ func ApplyWorkload(s workload.Settings, c *Config) error {
 func Names() string {
 	var names []string
 	for _, m := range workload.All() {
-		if isTest(m) && m.Name != luascript.Name { // a script is named by its file, not by "lua"
+		if m.Name != luascript.Name { // a script is named by its file, not by "lua"
 			names = append(names, m.Name)
 		}
 	}
@@ -125,9 +125,6 @@ func Resolve(c *Config) (workload.Meta, workload.Settings, error) {
 		return workload.Meta{}, nil, &ParseError{Msg: "FATAL: no test given: goslap sysbench [options]... testname [prepare|run|cleanup|help] (tests: " + Names() + ")", Stdout: true}
 	}
 	m, err := workload.Lookup(c.Workload)
-	if err == nil && !isTest(m) {
-		err = fmt.Errorf("not a sysbench test")
-	}
 	if err != nil {
 		what := fmt.Sprintf("'%s'", c.Test)
 		if c.Workload != c.Test && c.Workload != "" {

@@ -918,11 +918,6 @@ func checkName(name, target string, w word, d Dialect) error {
 	return nil
 }
 
-// isTest reports whether a registered workload is one this front end runs:
-// all but mysqlslap's load, which is configured by mysqlslap's options
-// (its Build refuses every other front end).
-func isTest(m workload.Meta) bool { return m.Name != "mysqlslap" }
-
 // listedInHelp reports whether `goslap sysbench TEST help` lists a row of
 // the test's option group in dialect d: the group is shared by all OLTP
 // tests and all dialects, so a 1.0 test leaves out the rows that exist

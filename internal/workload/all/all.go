@@ -6,7 +6,6 @@ package all
 
 import (
 	_ "github.com/goslap/goslap/internal/workload/luascript" // sysbench 1.0 Lua scripts (--workload=SCRIPT.lua)
-	_ "github.com/goslap/goslap/internal/workload/mysqlslap" // mysqlslap's own load (its name only: the mysqlslap front end runs it)
 	_ "github.com/goslap/goslap/internal/workload/oltp"      // the sysbench OLTP tests
 	_ "github.com/goslap/goslap/internal/workload/tpcc"      // TPC-C as tpcc-mysql runs it
 )

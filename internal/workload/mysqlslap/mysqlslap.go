@@ -9,36 +9,20 @@
 //	slap (options) ──Config──▶ Script.Walk ──▶ Visitor: a run (Exec + engine.Run) or Print
 //
 // It takes a plain Config built by a front end; it never sees a command
-// line.
+// line. It registers no workload: mysqlslap's load is configured by
+// mysqlslap's own options, so only the mysqlslap front end runs it (its
+// default; --workload=mysqlslap names it there).
 package mysqlslap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/goslap/goslap/internal/getopt"
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/templates"
 	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/sqlgen"
 )
-
-func init() {
-	workload.Register(workload.Meta{
-		Name:        "mysqlslap",
-		Summary:     "mysqlslap's load (goslap's default): configured by mysqlslap's own options",
-		NewSettings: func() workload.Settings { return settings{} },
-	})
-}
-
-type settings struct{}
-
-func (settings) Options() []*getopt.Option { return nil }
-
-func (settings) Build(string, workload.Common) (workload.Workload, error) {
-	return nil, errors.New("the mysqlslap workload takes mysqlslap's options: run goslap without --workload")
-}
 
 // Config is one mysqlslap run, from a front end's validated options.
 type Config struct {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/goslap/goslap/internal/templates"
+	"github.com/goslap/goslap/internal/workload"
 	"github.com/goslap/goslap/sqlgen"
 )
 
@@ -62,5 +63,15 @@ func TestUnits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRegistersNoWorkload: mysqlslap's load is configured by mysqlslap's
+// options, which only its front end has; a registered "mysqlslap" that
+// every other front end could only refuse to build is what this package
+// must not add (imports_test.go relies on it).
+func TestRegistersNoWorkload(t *testing.T) {
+	if m, err := workload.Lookup("mysqlslap"); err == nil {
+		t.Errorf("workload %q is registered", m.Name)
 	}
 }

@@ -7,6 +7,8 @@
 //     iteration and summarised per cell (TPC-C's retries, failures and
 //     tpmC); the summary prints itself under the cell's block (Writer) and
 //     may carry a JSON section (Sectioner).
+//   - Figurer: a cell summary's own figures that studies compare on
+//     (--compare-metric tpmc: TPC-C's tpmC).
 //   - IntervalLiner: the workload's own live line (--report-interval).
 //   - PointSectioner: a JSON section describing the workload at a point
 //     (OLTP's dialect, distribution and table size).
@@ -53,6 +55,15 @@ type Writer interface {
 // benchmark: its section's name and the section.
 type Sectioner interface {
 	JSONSection() (name string, section json.RawMessage, err error)
+}
+
+// Figurer is the capability of a cell summary with figures of its own
+// that the verdicts compare on (--compare-metric; the engine's tps, qps
+// and latencies need none): Figure returns the cell's figure named metric
+// (tpmc for TPC-C's summary), false when the summary has none by that
+// name.
+type Figurer interface {
+	Figure(metric string) (float64, bool)
 }
 
 // PointSectioner is the capability of a Workload that describes itself at

@@ -11,6 +11,7 @@ import (
 	"github.com/goslap/goslap/internal/latency"
 	"github.com/goslap/goslap/internal/results"
 	"github.com/goslap/goslap/internal/workload"
+	"github.com/goslap/goslap/internal/workload/report"
 )
 
 // Limits are TPC-C's response-time limits per transaction type (clause
@@ -58,6 +59,15 @@ func TpmC(newOrders uint64, window time.Duration) float64 {
 
 // TpmC is the report's tpmC.
 func (r Report) TpmC() float64 { return TpmC(r.Tx[NewOrder].Completed(), r.Window) }
+
+// Figure is the report's figure the verdicts compare on
+// (report.Figurer): tpmc, its tpmC.
+func (r Report) Figure(metric string) (float64, bool) {
+	if metric == "tpmc" {
+		return r.TpmC(), true
+	}
+	return 0, false
+}
 
 // FromBenchmark builds the report from a run's per-transaction histograms
 // (b.Ops in OpNames order: the measured window only) and the workload's
@@ -238,3 +248,6 @@ func IntervalLine(iv results.Interval, every time.Duration) string {
 		at, ops[0].n, ops[0].p95, ops[0].p99, ops[0].max,
 		ops[1].n, ops[1].max, ops[2].n, ops[2].max, ops[3].n, ops[3].max, ops[4].n, ops[4].max)
 }
+
+// The verdicts compare on tpmC through the cell summary's capability.
+var _ report.Figurer = Report{}
