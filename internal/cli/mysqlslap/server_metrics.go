@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/goslap/goslap/internal/orchestrator"
+	"github.com/goslap/goslap/internal/target"
 )
 
 // metrics is the sampling of mysqlslap's load: on with --server-report
@@ -35,4 +36,26 @@ func writeServerLines(w io.Writer, c *orchestrator.Cell) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// checkSampling refuses the sampling options this command line cannot
+// honour, as every front end does (orchestrator.CheckSampling): sampled
+// says whether the run samples the server; targets are the run's (none:
+// the one server of the connection options).
+func checkSampling(o *Options, sampled bool, targets []target.Target) error {
+	servers := 0
+	for _, t := range targets {
+		if t.Kind != target.Sandbox {
+			servers++
+		}
+	}
+	if len(targets) == 0 {
+		servers = 1
+	}
+	err := orchestrator.CheckSampling(orchestrator.SamplingAsk{Report: o.Ext.ServerReport, Off: !o.Ext.ServerMetrics,
+		OffName: "--skip-server-metrics", PID: o.Ext.ServerPID, Sampled: sampled, Servers: servers})
+	if err != nil {
+		return Exitf(1, "%v", err)
+	}
+	return nil
 }

@@ -488,6 +488,9 @@ func studyConfig(c *Config, o *Options, env Env) (cfg *orchestrator.Config, defa
 	shown := o.Ext.ServerReport || rep.Targets || w.ReportInterval != ""
 	cfg.ServerMetrics = orchestrator.Metrics{Off: !o.Ext.ServerMetrics || !shown, PID: o.Ext.ServerPID}
 	rep.Server = !cfg.ServerMetrics.Off && (o.Ext.ServerReport || rep.Targets)
+	if err := checkSampling(o, !cfg.ServerMetrics.Off, cfg.Targets); err != nil {
+		return nil, false, err
+	}
 	cfg.Observer = rep.Observer()
 	if cfg.ReportInterval, err = parseInterval(w.ReportInterval); err != nil {
 		return nil, false, err

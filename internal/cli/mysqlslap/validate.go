@@ -163,6 +163,10 @@ func validateCopy(o *Options, env Env) (*Config, error) {
 	if err := checkRounds(c, o); err != nil {
 		return nil, err
 	}
+	// mysqlslap's load samples the server for --server-report only.
+	if err := checkSampling(o, o.Ext.ServerReport && o.Ext.ServerMetrics, c.Targets); err != nil {
+		return nil, err
+	}
 	if err := checkOutputFiles(o); err != nil {
 		return nil, err
 	}

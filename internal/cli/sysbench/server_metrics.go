@@ -1,5 +1,7 @@
 package sysbench
 
+import "github.com/goslap/goslap/internal/orchestrator"
+
 // samplesServer says whether the command samples the server's counters,
 // CPU and IO: only on the study runner (Extras.Active), when the
 // Server: lines are asked for (--server-report), when targets are
@@ -17,25 +19,14 @@ func samplesServer(c *Config) bool {
 }
 
 // checkSampling refuses the sampling options this command line cannot
-// honour, in one line each: --server-report with the sampling turned off,
-// and --server-pid where nothing is sampled or where it does not name one
-// server: every server is a sandbox (whose process goslap knows), or
-// several targets are servers goslap did not start (servers counts them).
+// honour (orchestrator.CheckSampling); servers counts the servers goslap
+// did not start.
 func checkSampling(c *Config, servers int) error {
 	e := c.Extras
-	switch {
-	case e.ServerReport && e.ServerMetricsOff:
-		return fatalf("--server-report prints the server metrics --server-metrics=off turns off: give one of them")
-	case e.ServerPID == 0:
-		return nil
-	case e.ServerMetricsOff:
-		return fatalf("--server-pid=%d names the server's process for the server metrics --server-metrics=off turns off", e.ServerPID)
-	case !samplesServer(c):
-		return fatalf("--server-pid=%d names the server's process for the server metrics, and this command samples none: add --server-report", e.ServerPID)
-	case servers == 0:
-		return fatalf("--server-pid=%d cannot be honoured: every server of this run is a sandbox, whose process goslap knows", e.ServerPID)
-	case servers > 1:
-		return fatalf("--server-pid=%d cannot be honoured: it names one process, and %d targets are servers goslap did not start", e.ServerPID, servers)
+	err := orchestrator.CheckSampling(orchestrator.SamplingAsk{Report: e.ServerReport, Off: e.ServerMetricsOff,
+		OffName: "--server-metrics=off", PID: e.ServerPID, Sampled: samplesServer(c), Servers: servers})
+	if err != nil {
+		return fatalf("%v", err)
 	}
 	return nil
 }
