@@ -1,7 +1,6 @@
 package sysbench
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -42,15 +41,7 @@ func TestVerdictNamesDiskReads(t *testing.T) {
 			t.Errorf("no host line for %s:\n%s", side, out)
 		}
 	}
-	f, err := os.Open(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := jsondoc.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readDocument(t, doc)
 	if d.Comparison == nil || len(d.Comparison.Points) != 1 {
 		t.Fatalf("comparison section: %+v", d.Comparison)
 	}

@@ -38,15 +38,7 @@ func TestRoundsAA(t *testing.T) {
 	if n := strings.Count(errOut+out, ": quiesced ("); n != 10 {
 		t.Errorf("%d quiesce lines, want 10 (2 sides × 5 rounds):\n%s", n, errOut)
 	}
-	f, err := os.Open(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := jsondoc.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readDocument(t, doc)
 	// The order the sides ran in, round by round, from their start times.
 	type run struct {
 		target string
@@ -109,4 +101,19 @@ func TestRoundsOnPreparedServers(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "--rounds=3 interleaves measured runs: the prepare command measures nothing") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+}
+
+// readDocument decodes the --json document at path.
+func readDocument(t *testing.T, path string) *jsondoc.Document {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := jsondoc.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
