@@ -28,7 +28,9 @@ import (
 // allocates one.
 //
 // Reads and writes go through the socket's RawConn as raw read(2)/write(2)
-// calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write).
+// calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write);
+// on the thread-per-client path they are blocking calls on a descriptor of
+// the socket's own, outside the netpoller (block, in threads.go).
 type socket struct {
 	net.Conn
 	id atomic.Uint32
