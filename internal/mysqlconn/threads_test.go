@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -316,7 +317,8 @@ func TestThreadedConnect(t *testing.T) {
 	for network, c := range serverConnectors(t) {
 		t.Run(network, func(t *testing.T) {
 			th := c.StartThreads(2, 64)
-			defer th.Stop()
+			left := leaveWait()
+			defer stopAfterLeave(th, left)
 			if !th.Threaded() {
 				t.Fatal("2 clients below 64 not threaded")
 			}
@@ -325,6 +327,7 @@ func TestThreadedConnect(t *testing.T) {
 			started := make(chan struct{})
 			go func() {
 				th.Enter(&slot)
+				defer left.Done()
 				defer th.Leave(&slot)
 				conn, err := c.Connect(&slot)
 				if err != nil {
@@ -395,11 +398,13 @@ func TestThreadedPreferredTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	th := c.StartThreads(1, 64)
-	defer th.Stop()
+	left := leaveWait()
+	defer stopAfterLeave(th, left)
 	res := make(chan error, 1)
 	go func() {
 		var slot Slot
 		th.Enter(&slot)
+		defer left.Done()
 		defer th.Leave(&slot)
 		conn, err := c.Connect(&slot)
 		if err != nil {
@@ -425,11 +430,13 @@ func TestThreadedFailureWording(t *testing.T) {
 	for network, c := range serverConnectors(t) {
 		t.Run(network, func(t *testing.T) {
 			th := c.StartThreads(1, 64)
-			defer th.Stop()
+			left := leaveWait()
+			defer stopAfterLeave(th, left)
 			res := make(chan string, 1)
 			go func() {
 				var slot Slot
 				th.Enter(&slot)
+				defer left.Done()
 				defer th.Leave(&slot)
 				conn, err := c.Connect(&slot)
 				if err != nil {
@@ -506,12 +513,14 @@ func TestThreadedLockWaitLetsGCRun(t *testing.T) {
 	}
 	defer func() { _ = holder.Exec("DROP DATABASE mysqlconn_gc") }()
 	th := c.StartThreads(2, 64)
-	defer th.Stop()
+	left := leaveWait()
+	defer stopAfterLeave(th, left)
 	waiting := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
 		var slot Slot
 		th.Enter(&slot)
+		defer left.Done()
 		defer th.Leave(&slot)
 		conn, err := c.Connect(&slot)
 		if err != nil {
@@ -555,12 +564,14 @@ func TestThreadedBreakEndsStatement(t *testing.T) {
 		for _, how := range []string{"Break", "Cut"} {
 			t.Run(network+"/"+how, func(t *testing.T) {
 				th := c.StartThreads(1, 64)
-				defer th.Stop()
+				left := leaveWait()
+				defer stopAfterLeave(th, left)
 				var slot Slot
 				conns := make(chan *Conn, 1)
 				errc := make(chan error, 1)
 				go func() {
 					th.Enter(&slot)
+					defer left.Done()
 					defer th.Leave(&slot)
 					conn, err := c.Connect(&slot)
 					if err != nil {
@@ -637,4 +648,25 @@ func unixFcntl(fd int) (uintptr, error) {
 		return 0, e
 	}
 	return r, nil
+}
+
+// leaveWait counts the one threaded client of a test's load; the client
+// calls Done after Leave.
+func leaveWait() *sync.WaitGroup {
+	wg := new(sync.WaitGroup)
+	wg.Add(1)
+	return wg
+}
+
+// stopAfterLeave stops a test's load once its client has left (Stop and
+// Leave must not overlap, as the engine never lets them), or after 10 s
+// when a failed test left the client stuck.
+func stopAfterLeave(th *Threads, left *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { left.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+	th.Stop()
 }

@@ -57,7 +57,8 @@ func TestThreadedNoWakeupsWithTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	th := c.StartThreads(1, 64)
-	defer th.Stop()
+	left := leaveWait()
+	defer stopAfterLeave(th, left)
 	type result struct {
 		off, on float64
 		err     error
@@ -66,6 +67,7 @@ func TestThreadedNoWakeupsWithTimer(t *testing.T) {
 	go func() {
 		var slot Slot
 		th.Enter(&slot)
+		defer left.Done()
 		defer th.Leave(&slot)
 		conn, err := c.Connect(&slot)
 		if err != nil {
