@@ -75,10 +75,10 @@ func TestThreadedNoWakeupsWithTimer(t *testing.T) {
 			return
 		}
 		defer conn.Close()
-		// Alternated, the smallest of three each: other processes' load
+		// Alternated, the smallest of five each: other processes' load
 		// only adds switches.
 		r := result{off: 1e9, on: 1e9}
-		for range 3 {
+		for range 5 {
 			off, err := switchesPerStatement(conn, false)
 			if err != nil {
 				res <- result{err: err}
@@ -97,15 +97,17 @@ func TestThreadedNoWakeupsWithTimer(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	t.Logf("thread per client: context switches per statement: %.2f without a pending timer, %.2f with", r.off, r.on)
-	if r.on > r.off+0.25 {
+	t.Logf("thread per client: voluntary context switches per statement: %.2f without a pending timer, %.2f with", r.off, r.on)
+	if r.on > r.off+0.15 {
 		t.Errorf("a pending timer adds %.2f context switches per statement (%.2f against %.2f)", r.on-r.off, r.on, r.off)
 	}
 }
 
 // switchesPerStatement runs statements on conn for 400 ms, with a runtime
-// timer pending or not, and returns the process's context switches per
-// statement.
+// timer pending or not, and returns the process's voluntary context
+// switches per statement: a wake-up in the netpoller ends in one (the M
+// goes back to epoll_pwait), while the involuntary ones are the other
+// processes' load on a shared machine.
 func switchesPerStatement(conn *Conn, timer bool) (float64, error) {
 	if timer {
 		tm := time.AfterFunc(time.Hour, func() {})
@@ -127,6 +129,6 @@ func switchesPerStatement(conn *Conn, timer bool) (float64, error) {
 	if n == 0 {
 		return 0, errors.New("no statement ran")
 	}
-	sw := (r1.Nvcsw - r0.Nvcsw) + (r1.Nivcsw - r0.Nivcsw)
+	sw := r1.Nvcsw - r0.Nvcsw
 	return float64(sw) / float64(n), nil
 }
