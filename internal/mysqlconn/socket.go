@@ -28,7 +28,9 @@ import (
 // allocates one.
 //
 // Reads and writes go through the socket's RawConn as raw read(2)/write(2)
-// calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write).
+// calls, waiting in the netpoller on EAGAIN as net.Conn does (see Write);
+// on the thread-per-client path they are blocking calls on a descriptor of
+// the socket's own, outside the netpoller (block, in threads.go).
 type socket struct {
 	net.Conn
 	id atomic.Uint32
@@ -52,9 +54,13 @@ type socket struct {
 
 	// blocking: the threaded path (threads.go) made the socket blocking;
 	// reads and writes are raw system calls on fd, outside the netpoller.
-	// Set once by the owner before it uses the socket for statements.
+	// Set once by the owner before it uses the socket for statements. fd
+	// is then a duplicate of the net.Conn's descriptor, held by own, and
+	// the net.Conn is closed (out of the runtime's epoll set). own is
+	// atomic for shutdown, which other goroutines call.
 	blocking bool
 	fd       int
+	own      atomic.Pointer[os.File]
 
 	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
 	// TLS-enabled configuration runs this connection over TLS.
@@ -193,9 +199,13 @@ func (t *socket) noteFailure(op string, err error) {
 	}
 	var buf [1024]byte
 	n := 0
-	_ = t.raw.Control(func(fd uintptr) {
-		n, _, _ = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_DONTWAIT)
-	})
+	if t.blocking {
+		n, _, _ = syscall.Recvfrom(t.fd, buf[:], syscall.MSG_DONTWAIT)
+	} else {
+		_ = t.raw.Control(func(fd uintptr) {
+			n, _, _ = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_DONTWAIT)
+		})
+	}
 	if n > 0 {
 		t.serverErr = parseErrorPacket(buf[:n])
 	}

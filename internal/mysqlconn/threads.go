@@ -32,11 +32,12 @@ func defaultThreadBelow() int {
 // Threads is one load's choice of client path.
 //
 // Below the threshold every client runs on its own locked OS thread and
-// its connections become blocking sockets read and written with raw
-// read(2)/write(2) (syscall.RawSyscall): the runtime never enters its
-// syscall state, so the P is never handed off, no netpoller wake-up sits
-// between a reply and the client, and the client's thread sleeps in the
-// kernel as a C client's does. GOMAXPROCS is raised to the threaded
+// its connections become blocking sockets, out of the runtime's epoll set
+// (socket.block), read and written with raw read(2)/write(2)
+// (syscall.RawSyscall): the runtime never enters its syscall state, so the
+// P is never handed off, no netpoller wake-up sits between a reply and the
+// client, and the client's thread sleeps in the kernel as a C client's
+// does. GOMAXPROCS is raised to the threaded
 // clients + 1 for the load (the one spare P runs the main goroutine,
 // signals and timers), since a client blocked in a raw read keeps its P.
 //
@@ -137,43 +138,113 @@ func (p *procCount) add(n int) {
 const readTimeout = 10 * 1000 // µs
 
 // block turns the connected socket into a blocking one for the threaded
-// path (after the handshake, which ran under deadlines in the netpoller).
+// path (after the handshake, which ran under deadlines in the netpoller),
+// and takes it out of the runtime's epoll set.
+//
+// Why out of the epoll set: the runtime registers every net.Conn
+// (edge-triggered) for good. While any runtime timer is pending (--rate's
+// pacing, a test binary's time-out, the standard library's own), an idle M
+// waits for it in epoll_pwait, and every reply a threaded client received
+// woke that M for nothing: one more wake-up and context switch per
+// transaction on a machine whose cores the server shares (BENCHMARKS.md,
+// "Client cost: thread-per-client sockets off the netpoller"). So the
+// connection moves to a duplicate of the descriptor, held by an os.File
+// made from it while blocking (not pollable, never registered), and the
+// registered net.Conn is closed: the runtime deletes it from its epoll set
+// (EPOLL_CTL_DEL) before close(2), while the socket stays open through the
+// duplicate. Deadlines are gone with the net.Conn; the threaded path never
+// had any after the handshake (driver time-outs keep a load on the
+// netpoller path), and Break/Cut end a wait with shutdown(2) as before.
 func (t *socket) block() error {
 	if t.raw == nil {
 		return nil
 	}
 	var err error
+	own := -1
 	cerr := t.raw.Control(func(fd uintptr) {
 		if err = syscall.SetNonblock(int(fd), false); err != nil {
+			err = os.NewSyscallError("fcntl", err)
 			return
 		}
 		tv := syscall.Timeval{Usec: readTimeout}
 		for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
 			if err = syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, opt, &tv); err != nil {
+				err = os.NewSyscallError("setsockopt", err)
 				return
 			}
 		}
-		t.fd = int(fd)
+		// O_NONBLOCK and the time-outs belong to the open socket, which
+		// the duplicate shares.
+		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
+		if e != 0 {
+			err = os.NewSyscallError("dup", e)
+			return
+		}
+		own = int(r)
 	})
 	if err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return t.opErr("set blocking", os.NewSyscallError("setsockopt", err))
+		if own >= 0 {
+			_ = syscall.Close(own)
+		}
+		return t.opErr("set blocking", err)
 	}
+	// The address stays readable on the closed net.Conn (opErr).
+	t.own.Store(os.NewFile(uintptr(own), "mysql socket"))
+	t.fd = own
 	t.blocking = true
+	_ = t.Conn.Close()
 	return nil
 }
 
-// shutdown wakes whatever waits on the socket (Slot.Break): a raw blocking
-// read(2) is not woken by close(2) from another thread (and closing would
-// free the descriptor number while the owner still uses it), shutdown(2)
-// makes it return end of stream; a netpoller wait is woken too. The owner
-// closes the socket.
+// shutdown wakes whatever waits on the socket (Slot.Break, Conn.Cut): a
+// raw blocking read(2) is not woken by close(2) from another thread (and
+// closing would free the descriptor number while the owner still uses it),
+// shutdown(2) makes it return end of stream; a netpoller wait is woken too.
+// The owner closes the socket. Both descriptors are used through their
+// reference-counted holders (net.Conn's RawConn, the os.File), so a
+// concurrent close by the owner can never make shutdown(2) hit a reused
+// descriptor number.
 func (t *socket) shutdown() {
 	if t.raw == nil {
 		_ = t.Conn.Close()
 		return
 	}
-	_ = t.raw.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+	if t.shutdownOwn() {
+		return
+	}
+	if t.raw.Control(shutdownFD) != nil {
+		// Closed: by block, which stored the duplicate first (or by the
+		// owner, and then there is nothing to wake).
+		t.shutdownOwn()
+	}
+}
+
+// shutdownOwn shuts down the threaded path's own descriptor; false if the
+// socket has none (yet).
+func (t *socket) shutdownOwn() bool {
+	f := t.own.Load()
+	if f == nil {
+		return false
+	}
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(shutdownFD)
+	}
+	return true
+}
+
+func shutdownFD(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }
+
+// Close closes the connection's descriptor: on the threaded path its own
+// one, after which reads and writes go to the closed net.Conn and fail as
+// on the netpoller path. Only the owner closes (the driver, from the
+// client's goroutine); other goroutines use shutdown.
+func (t *socket) Close() error {
+	if f := t.own.Load(); f != nil && t.blocking {
+		t.blocking, t.fd = false, -1
+		return f.Close()
+	}
+	return t.Conn.Close()
 }

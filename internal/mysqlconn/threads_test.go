@@ -7,9 +7,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,8 +48,8 @@ func socketPair(t *testing.T, network string, blocking bool) (*socket, net.Conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close(); s.Close() })
 	tc := &socket{Conn: c, raw: raw}
+	t.Cleanup(func() { tc.Close(); s.Close() })
 	if blocking {
 		if err := tc.block(); err != nil {
 			t.Fatal(err)
@@ -63,12 +66,85 @@ func isBlocking(t *testing.T, tc *socket) bool {
 	t.Helper()
 	var flags uintptr
 	var errno syscall.Errno
-	if err := tc.raw.Control(func(fd uintptr) {
-		flags, _, errno = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-	}); err != nil || errno != 0 {
-		t.Fatal(err, errno)
+	get := func(fd uintptr) { flags, _, errno = syscall.RawSyscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0) }
+	if tc.blocking {
+		get(uintptr(tc.fd))
+	} else if err := tc.raw.Control(get); err != nil {
+		t.Fatal(err)
+	}
+	if errno != 0 {
+		t.Fatal(errno)
 	}
 	return flags&syscall.O_NONBLOCK == 0
+}
+
+// inRuntimeEpoll reports whether the open socket fd is registered in an
+// epoll set of the process (the runtime's netpoller has the only one): an
+// epoll descriptor's fdinfo lists each target's inode ("ino:" in hex).
+func inRuntimeEpoll(fd int) (bool, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return false, err
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return false, err
+	}
+	epolls := 0
+	for _, e := range ents {
+		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); l != "anon_inode:[eventpoll]" {
+			continue
+		}
+		info, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		if err != nil {
+			continue // closed meanwhile
+		}
+		epolls++
+		for _, line := range strings.Split(string(info), "\n") {
+			if !strings.HasPrefix(line, "tfd:") {
+				continue
+			}
+			for _, f := range strings.Fields(line) {
+				if ino, ok := strings.CutPrefix(f, "ino:"); ok {
+					if v, err := strconv.ParseUint(ino, 16, 64); err == nil && v == st.Ino {
+						return true, nil
+					}
+				}
+			}
+		}
+	}
+	if epolls == 0 {
+		return false, errors.New("no epoll descriptor in the process: the runtime's netpoller was not found")
+	}
+	return false, nil
+}
+
+// TestThreadedSocketOffNetpoller: the threaded path's socket is out of
+// the runtime's epoll set (each reply woke an M waiting there for a timer:
+// BENCHMARKS.md, "Client cost: thread-per-client sockets off the
+// netpoller"); the netpoller path's is in it, which shows the check sees
+// the set.
+func TestThreadedSocketOffNetpoller(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		for _, p := range paths {
+			t.Run(network+"/"+p.name, func(t *testing.T) {
+				tc, _ := socketPair(t, network, p.blocking)
+				fd := tc.fd
+				if !p.blocking {
+					if err := tc.raw.Control(func(d uintptr) { fd = int(d) }); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := inRuntimeEpoll(fd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got == p.blocking {
+					t.Errorf("socket in the runtime's epoll set: %v", got)
+				}
+			})
+		}
+	}
 }
 
 var paths = []struct {
@@ -241,7 +317,8 @@ func TestThreadedConnect(t *testing.T) {
 	for network, c := range serverConnectors(t) {
 		t.Run(network, func(t *testing.T) {
 			th := c.StartThreads(2, 64)
-			defer th.Stop()
+			left := leaveWait()
+			defer stopAfterLeave(th, left)
 			if !th.Threaded() {
 				t.Fatal("2 clients below 64 not threaded")
 			}
@@ -250,6 +327,7 @@ func TestThreadedConnect(t *testing.T) {
 			started := make(chan struct{})
 			go func() {
 				th.Enter(&slot)
+				defer left.Done()
 				defer th.Leave(&slot)
 				conn, err := c.Connect(&slot)
 				if err != nil {
@@ -259,6 +337,10 @@ func TestThreadedConnect(t *testing.T) {
 				defer conn.Close()
 				if !conn.sock.blocking || !isBlocking(t, conn.sock) {
 					errc <- errors.New("the threaded client's socket is not blocking")
+					return
+				}
+				if in, err := inRuntimeEpoll(conn.sock.fd); in || err != nil {
+					errc <- errors.Join(errors.New("the threaded client's socket is in the runtime's epoll set"), err)
 					return
 				}
 				rows, err := conn.Query("SELECT 1, 'x', NULL")
@@ -316,11 +398,13 @@ func TestThreadedPreferredTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	th := c.StartThreads(1, 64)
-	defer th.Stop()
+	left := leaveWait()
+	defer stopAfterLeave(th, left)
 	res := make(chan error, 1)
 	go func() {
 		var slot Slot
 		th.Enter(&slot)
+		defer left.Done()
 		defer th.Leave(&slot)
 		conn, err := c.Connect(&slot)
 		if err != nil {
@@ -346,11 +430,13 @@ func TestThreadedFailureWording(t *testing.T) {
 	for network, c := range serverConnectors(t) {
 		t.Run(network, func(t *testing.T) {
 			th := c.StartThreads(1, 64)
-			defer th.Stop()
+			left := leaveWait()
+			defer stopAfterLeave(th, left)
 			res := make(chan string, 1)
 			go func() {
 				var slot Slot
 				th.Enter(&slot)
+				defer left.Done()
 				defer th.Leave(&slot)
 				conn, err := c.Connect(&slot)
 				if err != nil {
@@ -427,12 +513,14 @@ func TestThreadedLockWaitLetsGCRun(t *testing.T) {
 	}
 	defer func() { _ = holder.Exec("DROP DATABASE mysqlconn_gc") }()
 	th := c.StartThreads(2, 64)
-	defer th.Stop()
+	left := leaveWait()
+	defer stopAfterLeave(th, left)
 	waiting := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
 		var slot Slot
 		th.Enter(&slot)
+		defer left.Done()
 		defer th.Leave(&slot)
 		conn, err := c.Connect(&slot)
 		if err != nil {
@@ -465,4 +553,120 @@ func TestThreadedLockWaitLetsGCRun(t *testing.T) {
 	if gc > 2*time.Second {
 		t.Errorf("a GC took %v while a threaded client waited for a row lock", gc)
 	}
+}
+
+// TestThreadedBreakEndsStatement: on the threaded path (its own descriptor,
+// out of the netpoller) Break and Cut from another goroutine end a
+// statement the server is still running, without a KILL, promptly; the
+// owner's Close after it does not hang.
+func TestThreadedBreakEndsStatement(t *testing.T) {
+	for network, c := range serverConnectors(t) {
+		for _, how := range []string{"Break", "Cut"} {
+			t.Run(network+"/"+how, func(t *testing.T) {
+				th := c.StartThreads(1, 64)
+				left := leaveWait()
+				defer stopAfterLeave(th, left)
+				var slot Slot
+				conns := make(chan *Conn, 1)
+				errc := make(chan error, 1)
+				go func() {
+					th.Enter(&slot)
+					defer left.Done()
+					defer th.Leave(&slot)
+					conn, err := c.Connect(&slot)
+					if err != nil {
+						errc <- err
+						return
+					}
+					if !conn.sock.blocking {
+						conn.Close()
+						errc <- errors.New("the threaded client's socket is not blocking")
+						return
+					}
+					conns <- conn
+					err = conn.Exec("SELECT SLEEP(30)")
+					conn.Close()
+					errc <- err
+				}()
+				var conn *Conn
+				select {
+				case conn = <-conns:
+				case err := <-errc:
+					t.Fatal(err)
+				}
+				time.Sleep(300 * time.Millisecond) // the SLEEP is running
+				t0 := time.Now()
+				var id uint32
+				if how == "Break" {
+					id = slot.Break()
+				} else {
+					id = conn.Cut()
+				}
+				select {
+				case err := <-errc:
+					if got := ErrorText(err); !strings.HasPrefix(got, "2013 ") {
+						t.Errorf("broken statement: %q", got)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s did not end a threaded client's statement", how)
+				}
+				if d := time.Since(t0); d > 2*time.Second {
+					t.Errorf("%s took %v", how, d)
+				}
+				if killer, err := c.Connect(nil); err == nil {
+					_ = killer.Exec("KILL " + uitoa(id))
+					killer.Close()
+				}
+			})
+		}
+	}
+}
+
+// TestThreadedSocketClose: Close releases the threaded path's own
+// descriptor, and reads and writes after it fail at once.
+func TestThreadedSocketClose(t *testing.T) {
+	tc, _ := socketPair(t, "unix", true)
+	fd := tc.fd
+	if err := tc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unixFcntl(fd); err != syscall.EBADF {
+		t.Errorf("descriptor %d after Close: %v, want EBADF", fd, err)
+	}
+	if _, err := tc.Read(make([]byte, 16)); err == nil {
+		t.Error("read after Close returned no error")
+	}
+	if _, err := tc.Write([]byte("x")); err == nil {
+		t.Error("write after Close returned no error")
+	}
+	tc.shutdown() // must not touch a closed descriptor's number
+}
+
+func unixFcntl(fd int) (uintptr, error) {
+	r, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return r, nil
+}
+
+// leaveWait counts the one threaded client of a test's load; the client
+// calls Done after Leave.
+func leaveWait() *sync.WaitGroup {
+	wg := new(sync.WaitGroup)
+	wg.Add(1)
+	return wg
+}
+
+// stopAfterLeave stops a test's load once its client has left (Stop and
+// Leave must not overlap, as the engine never lets them), or after 10 s
+// when a failed test left the client stuck.
+func stopAfterLeave(th *Threads, left *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { left.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+	th.Stop()
 }
