@@ -10,9 +10,14 @@ import (
 )
 
 // DefaultThreadBelow is the number of clients below which a load runs on
-// the thread-per-client path (see Threads): the crossing point of the
-// concurrency sweep in BENCHMARKS.md ("Client paths").
-const DefaultThreadBelow = 3
+// the thread-per-client path (see Threads). It was 3, the crossing point
+// of mysqlslap's key load in an older sweep; since the threaded sockets
+// left the runtime's epoll set, 4 clients run better threaded as well:
+// oltp_read_only at 4 threads 1.06x sysbench's tps at 0.96x its CPU per
+// transaction against the netpoller's 0.88x and 1.14x, the key load at 4
+// clients 0.89x the wall time at the same CPU, while at 8 and 16 the
+// netpoller still wins (BENCHMARKS.md, "Client cost on a quiet machine").
+const DefaultThreadBelow = 5
 
 // ThreadBelowEnv names the environment variable that overrides
 // DefaultThreadBelow (a whole number; 0 keeps every load on the netpoller
