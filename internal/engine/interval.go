@@ -120,10 +120,17 @@ func (rep *reporter) loop() {
 	// late wake-ups do not drift the intervals.
 	prev := r.measureFrom
 	for n := 1; ; n++ {
-		if rep.tick.until(r.measureFrom.Add(time.Duration(n) * every)) {
+		due := r.measureFrom.Add(time.Duration(n) * every)
+		// A wake-up at or after the tick still reports the interval: the
+		// load ended once it was whole (a run of 6 s at 3 s intervals
+		// ends at its 6 s tick, and which of the two the reporter sees
+		// first is a matter of scheduling). A stop stays woken, so the
+		// next wait returns at once.
+		woken := rep.tick.until(due)
+		now := time.Now()
+		if woken && now.Before(due) {
 			return
 		}
-		now := time.Now()
 		iv := rep.take(now.Sub(r.measureFrom), now.Sub(prev))
 		prev = now
 		rep.intervals = append(rep.intervals, iv)
