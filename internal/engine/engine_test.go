@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -22,10 +21,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(wakeupDSN) != "" {
-		// TestIntervalsAddNoWakeups's child: the parent's server.
-		os.Exit(m.Run())
-	}
 	servertest.Main(m, sandbox.Config{}, nil)
 }
 

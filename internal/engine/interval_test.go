@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,10 +37,6 @@ func switchesPerUnit(t *testing.T, p Plan) float64 {
 	return float64(n) / float64(b.Events)
 }
 
-// wakeupDSN passes the package server's DSN to the child process of
-// TestIntervalsAddNoWakeups; set, the test binary is that child.
-const wakeupDSN = "GOSLAP_ENGINE_TEST_WAKEUP_DSN"
-
 // TestIntervalsAddNoWakeups: recording intervals adds no context switch
 // per unit on either client path. On the thread-per-client path a pending
 // runtime timer (the reporter's, once) made an idle M wait in the
@@ -53,24 +47,9 @@ const wakeupDSN = "GOSLAP_ENGINE_TEST_WAKEUP_DSN"
 // time-out is a runtime timer pending all along, which would hide the
 // difference.
 func TestIntervalsAddNoWakeups(t *testing.T) {
-	dsn := os.Getenv(wakeupDSN)
+	dsn := servertest.UntimedChild(t, "switches per unit")
 	if dsn == "" {
-		s := servertest.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestIntervalsAddNoWakeups$",
-			"-test.timeout=0", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), wakeupDSN+"="+s.RootConfig("").FormatDSN())
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("the measuring child: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "switches per unit") {
-				t.Log(strings.TrimSpace(l))
-			}
-		}
-		return
+		return // the child measured
 	}
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {

@@ -1,7 +1,6 @@
 package mysqlconn
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +15,6 @@ import (
 // The server's max_allowed_packet is small so that a statement over it is
 // cheap to build.
 func TestMain(m *testing.M) {
-	if os.Getenv(wakeupDSN) != "" {
-		// TestThreadedNoWakeupsWithTimer's child: the parent's server.
-		os.Exit(m.Run())
-	}
 	servertest.Main(m, sandbox.Config{Options: []string{"max_allowed_packet=1M"}}, nil)
 }
 

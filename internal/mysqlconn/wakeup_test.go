@@ -1,11 +1,7 @@
 package mysqlconn
 
 import (
-	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,10 +10,6 @@ import (
 
 	"github.com/goslap/goslap/internal/sandbox/servertest"
 )
-
-// wakeupDSN passes the package server's DSN to the child process of
-// TestThreadedNoWakeupsWithTimer; set, the test binary is that child.
-const wakeupDSN = "GOSLAP_MYSQLCONN_TEST_WAKEUP_DSN"
 
 // TestThreadedNoWakeupsWithTimer: a pending runtime timer adds no context
 // switch per statement on the thread-per-client path. While a timer is
@@ -29,24 +21,9 @@ const wakeupDSN = "GOSLAP_MYSQLCONN_TEST_WAKEUP_DSN"
 // binary's own time-out is a runtime timer pending all along, which would
 // hide the difference.
 func TestThreadedNoWakeupsWithTimer(t *testing.T) {
-	dsn := os.Getenv(wakeupDSN)
+	dsn := servertest.UntimedChild(t, "switches per statement")
 	if dsn == "" {
-		s := servertest.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestThreadedNoWakeupsWithTimer$",
-			"-test.timeout=0", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), wakeupDSN+"="+s.RootConfig("").FormatDSN())
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("the measuring child: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "switches per statement") {
-				t.Log(strings.TrimSpace(l))
-			}
-		}
-		return
+		return // the child measured
 	}
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {

@@ -5,12 +5,17 @@
 package servertest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/sandbox"
 )
@@ -35,6 +40,10 @@ func Main(m *testing.M, cfg sandbox.Config, setup func(*sandbox.Server) error) {
 // Run is Main without the os.Exit, for a TestMain with its own clean-up: it
 // returns the exit status for the test binary.
 func Run(m *testing.M, cfg sandbox.Config, setup func(*sandbox.Server) error) int {
+	if os.Getenv(childDSN) != "" {
+		// An UntimedChild: its test uses the parent's server.
+		return m.Run()
+	}
 	s, err := sandbox.Start(cfg)
 	switch {
 	case err == nil:
@@ -91,4 +100,37 @@ func Require(tb testing.TB) *sandbox.Server {
 	}
 	tb.Skip(msg)
 	return nil
+}
+
+// childDSN hands the package server's DSN to an UntimedChild.
+const childDSN = "GOSLAP_TEST_UNTIMED_CHILD_DSN"
+
+// UntimedChild runs the calling test again in a child test binary started
+// with -test.timeout=0, handing it the package server's DSN: the test
+// binary's own time-out is a runtime timer pending all along, which a
+// measurement of wake-ups per reply must not have. In the child it returns
+// the DSN; in the parent it waits for the child (2 minutes at most), fails
+// the test when the child failed, logs the child's lines that contain
+// logMatch and returns "".
+func UntimedChild(t *testing.T, logMatch string) string {
+	t.Helper()
+	if dsn := os.Getenv(childDSN); dsn != "" {
+		return dsn
+	}
+	s := Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$",
+		"-test.timeout=0", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childDSN+"="+s.RootConfig("").FormatDSN())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the measuring child: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, logMatch) {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
+	return ""
 }
