@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -308,19 +307,10 @@ func valueBytes(v driver.Value) []byte {
 	switch v := v.(type) {
 	case nil:
 		return nil
-	case []byte:
-		return append([]byte(nil), v...)
 	case string:
-		return []byte(v)
-	case int64:
-		return strconv.AppendInt(nil, v, 10)
-	case uint64:
-		return strconv.AppendUint(nil, v, 10)
-	case float64:
-		return strconv.AppendFloat(nil, v, 'g', -1, 64)
-	default:
-		return fmt.Append(nil, v)
+		return []byte(v) // "" stays a non-nil empty value
 	}
+	return appendValue(nil, v)
 }
 
 // Stmt is a server-side prepared statement of one connection
