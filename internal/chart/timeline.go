@@ -96,7 +96,7 @@ func writeTimeline(w io.Writer, format string, lines []Timeline, unit, percentil
 		if err != nil {
 			return err
 		}
-		ln.Color, ln.Width = seriesColors[i%len(seriesColors)], vg.Points(2)
+		styleTimeline(ln, i, vg.Points(2))
 		legend.Add(l.Name, ln)
 	}
 	rule, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
@@ -140,7 +140,7 @@ func timelinePanelPlot(title, ylabel string, lines []Timeline, y func(TimelineSa
 			if err != nil {
 				return fmt.Errorf("timeline %s: %w", l.Name, err)
 			}
-			ln.Color, ln.Width = seriesColors[i%len(seriesColors)], vg.Points(1.5)
+			styleTimeline(ln, i, vg.Points(1.5))
 			p.Add(ln)
 			seg = nil
 			return nil
@@ -182,6 +182,20 @@ func timelinePanelPlot(title, ylabel string, lines []Timeline, y func(TimelineSa
 	p.Y.Max = top * 1.08
 	p.Y.Tick.Marker = plainTicks{}
 	return p, nil
+}
+
+// styleTimeline draws timeline i: the palette's colours first, then the
+// same colours again with the engines' dash patterns, so that a run with
+// more timelines than colours (a sweep of 10 thread counts) still tells
+// every line apart in the legend.
+func styleTimeline(l *plotter.Line, i int, width vg.Length) {
+	l.Color, l.Dashes = timelineStyle(i)
+	l.Width = width
+}
+
+func timelineStyle(i int) (color.Color, []vg.Length) {
+	n := len(seriesColors)
+	return seriesColors[i%n], engineDashes[(i/n)%len(engineDashes)]
 }
 
 // styleRule draws the warm-up rule: thin, grey, dashed.

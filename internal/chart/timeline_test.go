@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,6 +46,23 @@ func TestTimelineFile(t *testing.T) {
 		}
 		if strings.Contains(svg, "Buffer-pool reads from disk") {
 			t.Errorf("%s: a disk reads panel without disk reads", tt.name)
+		}
+	}
+}
+
+// TestTimelineStylesDistinct: every timeline of a run with more lines than
+// the palette has colours gets a colour and dash pattern of its own (they
+// repeated after the seventh line).
+func TestTimelineStylesDistinct(t *testing.T) {
+	for _, n := range []int{2, len(seriesColors), len(seriesColors) + 1, 10, len(seriesColors) * len(engineDashes)} {
+		seen := map[string]int{}
+		for i := 0; i < n; i++ {
+			c, d := timelineStyle(i)
+			key := fmt.Sprint(c, d)
+			if j, ok := seen[key]; ok {
+				t.Errorf("%d lines: line %d is drawn as line %d", n, i, j)
+			}
+			seen[key] = i
 		}
 	}
 }
