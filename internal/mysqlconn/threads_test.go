@@ -302,10 +302,11 @@ func TestStartThreads(t *testing.T) {
 		if err != nil {
 			t.Fatal(name, err)
 		}
-		if th := c.StartThreads(4, 64); th.Threaded() {
-			th.Stop()
+		th := c.StartThreads(4, 64)
+		if th.Threaded() {
 			t.Errorf("%s: threaded path chosen", name)
 		}
+		th.Stop()
 	}
 }
 
