@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // DefaultThreadBelow is the number of clients below which a load runs on
@@ -62,7 +61,6 @@ func defaultThreadBelow() int {
 type Threads struct {
 	on      bool
 	clients int
-	stopped bool
 }
 
 // StartThreads decides the path of a load of clients connecting through
@@ -75,8 +73,6 @@ func (c *Connector) StartThreads(clients, below int) *Threads {
 	t := &Threads{on: c.blockingOK && clients < below, clients: clients}
 	if t.on {
 		procs.add(clients)
-	} else {
-		procs.addPolled(1)
 	}
 	return t
 }
@@ -87,15 +83,9 @@ func (t *Threads) Threaded() bool { return t != nil && t.on }
 // Stop ends the load's claim on Ps; GOMAXPROCS returns to its value
 // before the first running threaded load.
 func (t *Threads) Stop() {
-	if t == nil || t.stopped {
-		return
-	}
-	t.stopped = true
-	if t.on {
+	if t.Threaded() {
 		t.on = false
 		procs.add(-t.clients)
-	} else {
-		procs.addPolled(-1)
 	}
 }
 
@@ -117,92 +107,28 @@ func (t *Threads) Leave(slot *Slot) {
 	}
 }
 
-// procs is GOMAXPROCS across the loads running at once (sharded runs start
-// several engines in one process): while threaded loads run, raised to
-// their clients + 1; while only netpoller loads run, capped by the
-// controller of procs.go; restored when the last load stops.
-var procs = procCount{cpu: processCPU, every: pollSampleEvery}
+// procs is GOMAXPROCS across the threaded loads running at once (sharded
+// runs start several engines in one process): raised to their clients + 1,
+// restored when the last one stops.
+var procs procCount
 
 type procCount struct {
 	sync.Mutex
 	clients int // threaded clients of the running loads
-	polled  int // netpoller loads running
 	base    int // GOMAXPROCS before the first of them
-	capped  bool
-	pollPs  int // the netpoller loads' Ps while capped (nextProcs)
-	ctl     *procController
-
-	cpu     func() time.Duration        // the controller's CPU source
-	every   time.Duration               // and its sample period
-	observe func(cores float64, ps int) // tests: each sample and the Ps after it
 }
 
 func (p *procCount) add(n int) {
 	p.Lock()
 	defer p.Unlock()
-	p.begin()
-	p.clients += n
-	p.apply()
-}
-
-// addPolled counts a netpoller load in (n = 1) or out (n = -1).
-func (p *procCount) addPolled(n int) {
-	p.Lock()
-	p.begin()
-	p.polled += n
-	var halt *procController
-	switch {
-	case n > 0 && p.polled == 1 && capPolled(p.base):
-		p.capped, p.pollPs = true, pollStartProcs
-		p.ctl = &procController{cpu: p.cpu, every: p.every}
-		c := p.ctl
-		c.raise = func(cores float64) { p.raise(c, cores) }
-		c.start()
-	case p.polled == 0 && p.ctl != nil:
-		halt, p.ctl, p.capped = p.ctl, nil, false
-	}
-	p.apply()
-	p.Unlock()
-	if halt != nil {
-		halt.halt() // outside the lock: its last sample may be waiting for it
-	}
-}
-
-// begin notes GOMAXPROCS before the first running load.
-func (p *procCount) begin() {
-	if p.clients == 0 && p.polled == 0 {
+	if p.clients == 0 {
 		p.base = runtime.GOMAXPROCS(0)
 	}
-}
-
-// raise applies a sample of controller c (if still the running one).
-func (p *procCount) raise(c *procController, cores float64) {
-	p.Lock()
-	defer p.Unlock()
-	if p.ctl != c {
-		return
-	}
-	if ps := nextProcs(cores, p.pollPs, p.base); ps != p.pollPs {
-		p.pollPs = ps
-		p.apply()
-	}
-	if p.observe != nil {
-		p.observe(cores, p.pollPs)
-	}
-}
-
-// apply sets GOMAXPROCS for the loads running now.
-func (p *procCount) apply() {
-	want := p.base
-	switch {
-	case p.clients > 0:
-		// A threaded client blocked in a raw read keeps its P; the
-		// netpoller loads' cap does not apply beside them.
-		want = max(p.base, p.clients+1)
-	case p.polled > 0 && p.capped:
-		want = p.pollPs
-	}
-	if want != runtime.GOMAXPROCS(0) {
+	p.clients += n
+	switch want := p.clients + 1; {
+	case p.clients == 0:
+		runtime.GOMAXPROCS(p.base)
+	case want > runtime.GOMAXPROCS(0):
 		runtime.GOMAXPROCS(want)
 	}
 }

@@ -302,11 +302,10 @@ func TestStartThreads(t *testing.T) {
 		if err != nil {
 			t.Fatal(name, err)
 		}
-		th := c.StartThreads(4, 64)
-		if th.Threaded() {
+		if th := c.StartThreads(4, 64); th.Threaded() {
+			th.Stop()
 			t.Errorf("%s: threaded path chosen", name)
 		}
-		th.Stop()
 	}
 }
 
