@@ -17,6 +17,11 @@ import (
 // transaction against the netpoller's 0.88x and 1.14x, the key load at 4
 // clients 0.89x the wall time at the same CPU, while at 8 and 16 the
 // netpoller still wins (BENCHMARKS.md, "Client cost on a quiet machine").
+// Re-checked against a netpoller on one P (BENCHMARKS.md, "Netpoller path:
+// Ps and the threshold"): at 4 clients it spends 0.76-0.98x the threaded
+// path's CPU per transaction but reaches 0.74-0.87x its oltp_read_only and
+// point-select throughput; at 8 and 16 the threaded path costs 1.05-1.58x
+// the key load's CPU. The threshold stays.
 const DefaultThreadBelow = 5
 
 // ThreadBelowEnv names the environment variable that overrides
@@ -55,6 +60,16 @@ func defaultThreadBelow() int {
 // client still on its locked thread; with preferred TLS and a server
 // without it (mysqlslap's default) the connection is plaintext and
 // threaded.
+//
+// The netpoller path keeps GOMAXPROCS as it is. One P (one M collecting
+// every ready connection from one epoll_pwait, no second P spinning) takes
+// 4-20 % off its CPU per transaction at 8-64 clients but no time: tps level
+// at best, the key load's wall longer, and on a loaded machine a one-thread
+// client gets one thread's share of the cores. A controller that starts on
+// one P and adds Ps when goslap's own CPU use saturates them was measured
+// and reverted: a client starved by the machine uses less CPU, not more
+// (BENCHMARKS.md, "Netpoller path: Ps and the threshold (issue 28)").
+// GOMAXPROCS=1 in the environment makes that trade by hand.
 //
 // Both paths send the same statements through the same driver; only the
 // socket's system calls differ. A nil *Threads is the netpoller path.
