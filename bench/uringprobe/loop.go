@@ -68,6 +68,7 @@ type loopConfig struct {
 type loopResult struct {
 	wall    time.Duration
 	queries int
+	waits   int // io_uring_enter or epoll_wait calls
 	mode    string
 }
 
@@ -79,6 +80,7 @@ func runLoops(cfg loopConfig) (loopResult, error) {
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		total   int
+		waits   int
 		mode    string
 		firstEr error
 	)
@@ -94,10 +96,11 @@ func runLoops(cfg loopConfig) (loopResult, error) {
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread() // the ring is single-issuer: this thread only
-			q, m, err := runThread(cfg, n)
+			q, w, m, err := runThread(cfg, n)
 			mu.Lock()
 			defer mu.Unlock()
 			total += q
+			waits += w
 			if m != "" {
 				mode = m
 			}
@@ -107,10 +110,10 @@ func runLoops(cfg loopConfig) (loopResult, error) {
 		}()
 	}
 	wg.Wait()
-	return loopResult{wall: time.Since(start), queries: total, mode: mode}, firstEr
+	return loopResult{wall: time.Since(start), queries: total, waits: waits, mode: mode}, firstEr
 }
 
-func runThread(cfg loopConfig, n int) (queries int, mode string, err error) {
+func runThread(cfg loopConfig, n int) (queries, waits int, mode string, err error) {
 	conns := make([]*conn, n)
 	defer func() {
 		for _, c := range conns {
@@ -122,27 +125,27 @@ func runThread(cfg loopConfig, n int) (queries int, mode string, err error) {
 	for i := range conns {
 		fd, err := dialUnix(cfg.socket)
 		if err != nil {
-			return 0, "", fmt.Errorf("connecting: %w", err)
+			return 0, 0, "", fmt.Errorf("connecting: %w", err)
 		}
 		c := &conn{fd: fd, buf: make([]byte, 4096), left: cfg.perClient}
 		conns[i] = c
 		deprecate, err := handshake(fd, cfg.db, cfg.deprecateEOF)
 		if err != nil {
-			return 0, "", err
+			return 0, 0, "", err
 		}
 		c.parser.deprecateEOF = deprecate
 	}
 	if cfg.perClient == 0 {
-		return 0, "", nil
+		return 0, 0, "", nil
 	}
 	switch cfg.kind {
 	case "uring":
 		return uringLoop(cfg, conns)
 	case "epoll":
-		q, err := epollLoop(cfg, conns)
-		return q, "epoll", err
+		q, w, err := epollLoop(cfg, conns)
+		return q, w, "epoll", err
 	}
-	return 0, "", fmt.Errorf("unknown loop %q", cfg.kind)
+	return 0, 0, "", fmt.Errorf("unknown loop %q", cfg.kind)
 }
 
 const (
@@ -153,17 +156,17 @@ const (
 // uringLoop: every connection has its statement's send and the receive of
 // its reply in the ring; each io_uring_enter submits what the last batch of
 // completions prepared and waits for the next batch.
-func uringLoop(cfg loopConfig, conns []*conn) (int, string, error) {
+func uringLoop(cfg loopConfig, conns []*conn) (queries, waits int, mode string, err error) {
 	entries := uint32(8)
 	for entries < uint32(2*len(conns)) {
 		entries *= 2
 	}
 	r, err := newRing(entries)
 	if err != nil {
-		return 0, "", err
+		return 0, 0, "", err
 	}
 	defer r.close()
-	mode := "io_uring " + r.mode
+	mode = "io_uring " + r.mode
 	// The send's completion is skipped when it succeeds; MSG_WAITALL makes
 	// a short send a failure, which is always posted.
 	send := func(i int, c *conn) {
@@ -178,7 +181,7 @@ func uringLoop(cfg loopConfig, conns []*conn) (int, string, error) {
 		send(i, c)
 		recv(i, c)
 	}
-	inflight, queries := len(conns), 0
+	inflight := len(conns)
 	handle := func(e cqe) error {
 		i := int(e.userData >> 1)
 		c := conns[i]
@@ -213,32 +216,33 @@ func uringLoop(cfg loopConfig, conns []*conn) (int, string, error) {
 		return nil
 	}
 	for inflight > 0 {
+		waits++
 		if err := r.submitAndWait(uint32(max(1, min(cfg.minComplete, inflight)))); err != nil {
-			return queries, mode, err
+			return queries, waits, mode, err
 		}
 		if err := r.reap(handle); err != nil {
-			return queries, mode, err
+			return queries, waits, mode, err
 		}
 	}
-	return queries, mode, nil
+	return queries, waits, mode, nil
 }
 
 // epollLoop: non-blocking sockets on one epoll instance per thread; a
 // readable connection is read once, and a complete reply is answered with
 // the next statement's write.
-func epollLoop(cfg loopConfig, conns []*conn) (int, error) {
+func epollLoop(cfg loopConfig, conns []*conn) (queries, waits int, err error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
-		return 0, fmt.Errorf("epoll_create1: %w", err)
+		return 0, 0, fmt.Errorf("epoll_create1: %w", err)
 	}
 	defer syscall.Close(epfd)
 	for i, c := range conns {
 		if err := syscall.SetNonblock(c.fd, true); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(i)}
 		if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
-			return 0, fmt.Errorf("epoll_ctl: %w", err)
+			return 0, 0, fmt.Errorf("epoll_ctl: %w", err)
 		}
 	}
 	write := func(c *conn) error {
@@ -254,18 +258,19 @@ func epollLoop(cfg loopConfig, conns []*conn) (int, error) {
 	}
 	for _, c := range conns {
 		if err := write(c); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	events := make([]syscall.EpollEvent, min(len(conns), 512))
-	inflight, queries := len(conns), 0
+	inflight := len(conns)
 	for inflight > 0 {
+		waits++
 		k, err := syscall.EpollWait(epfd, events, -1)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return queries, fmt.Errorf("epoll_wait: %w", err)
+			return queries, waits, fmt.Errorf("epoll_wait: %w", err)
 		}
 		for _, ev := range events[:k] {
 			c := conns[ev.Fd]
@@ -274,14 +279,14 @@ func epollLoop(cfg loopConfig, conns []*conn) (int, error) {
 				continue
 			}
 			if err != nil {
-				return queries, fmt.Errorf("read: %w", err)
+				return queries, waits, fmt.Errorf("read: %w", err)
 			}
 			if n == 0 {
-				return queries, errors.New("the server closed a connection")
+				return queries, waits, errors.New("the server closed a connection")
 			}
 			done, err := c.onData(n)
 			if err != nil {
-				return queries, err
+				return queries, waits, err
 			}
 			if !done {
 				continue
@@ -289,12 +294,12 @@ func epollLoop(cfg loopConfig, conns []*conn) (int, error) {
 			queries++
 			if c.left > 0 {
 				if err := write(c); err != nil {
-					return queries, err
+					return queries, waits, err
 				}
 			} else {
 				inflight--
 			}
 		}
 	}
-	return queries, nil
+	return queries, waits, nil
 }

@@ -68,7 +68,7 @@ func main() {
 		minComp  = flag.Int("min-complete", 1, "io_uring loop: completions each io_uring_enter waits for (capped at the connections in flight)")
 		goslap   = flag.String("goslap", "./goslap", "goslap binary")
 		baseline = flag.String("baseline", "mariadb-slap", "mysqlslap binary to compare with")
-		armsFlag = flag.String("arms", "slap,goslap,uring1,uring2,epoll1,epoll2", "arms to run: slap, goslap, uringT, epollT (T threads)")
+		armsFlag = flag.String("arms", "slap,goslap,uring1,uring2,epoll1,epoll2", "arms to run: slap, goslap, uringT, epollT (T threads), uringTwK (io_uring_enter waits for K completions)")
 		runs     = flag.Int("runs", 5, "runs per arm and client count (medians are taken)")
 		servers  = flag.String("servers", "default", "servers: default (MariaDB's settings, only max_connections and open files raised), tuned (bench/slapbench's)")
 		timeout  = flag.Duration("timeout", 2*time.Minute, "limit for one run (the probe stops the server and fails past it)")
@@ -120,6 +120,7 @@ type arm struct {
 var (
 	slapWallRE = regexp.MustCompile(`Average number of seconds to run all queries: ([0-9.]+) seconds`)
 	loopWallRE = regexp.MustCompile(`wall=([0-9.]+)`)
+	waitsRE    = regexp.MustCompile(`waits=([0-9]+)`)
 )
 
 func parseArms(spec, goslap, baseline string, minComplete int, deprecateEOF bool) ([]arm, error) {
@@ -151,13 +152,23 @@ func parseArms(spec, goslap, baseline string, minComplete int, deprecateEOF bool
 			arms = append(arms, arm{name: "goslap", path: g, args: slapArgs, wallRE: slapWallRE})
 		case strings.HasPrefix(name, "uring") || strings.HasPrefix(name, "epoll"):
 			kind := name[:5]
-			t, err := strconv.Atoi(name[5:])
+			ts, ws, hasW := strings.Cut(name[5:], "w")
+			t, err := strconv.Atoi(ts)
 			if err != nil || t < 1 {
 				return nil, fmt.Errorf("-arms: %q: want %sT with T threads", name, kind)
 			}
 			label := fmt.Sprintf("%s loop, %d thread", map[string]string{"uring": "io_uring", "epoll": "epoll"}[kind], t)
 			if t > 1 {
 				label += "s"
+			}
+			minComplete := minComplete
+			if hasW {
+				if minComplete, err = strconv.Atoi(ws); err != nil || minComplete < 1 || kind != "uring" {
+					return nil, fmt.Errorf("-arms: %q: want uringTwK (K completions per io_uring_enter)", name)
+				}
+			}
+			if minComplete > 1 {
+				label += fmt.Sprintf(", waits for %d", minComplete)
 			}
 			arms = append(arms, arm{name: label, path: self, wallRE: loopWallRE,
 				args: func(socket string, clients, queries int) []string {
@@ -189,11 +200,11 @@ func runChild(cfg loopConfig, limit time.Duration) int {
 		fmt.Fprintf(os.Stderr, "uringprobe: %s loop: %d replies, want %d\n", cfg.kind, res.queries, want)
 		return 1
 	}
-	fmt.Printf("wall=%.6f queries=%d mode=%s\n", res.wall.Seconds(), res.queries, res.mode)
+	fmt.Printf("wall=%.6f queries=%d waits=%d mode=%s\n", res.wall.Seconds(), res.queries, res.waits, res.mode)
 	return 0
 }
 
-type sample struct{ wall, cpu float64 }
+type sample struct{ wall, cpu, user, sys, waits float64 }
 
 // probeServer starts one kind of server, fills the table, runs every arm at
 // every client count and prints the table.
@@ -235,7 +246,7 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 				}
 				results[n][a.name] = append(results[n][a.name], s)
 				if verbose {
-					fmt.Fprintf(os.Stderr, "%-7s c=%-5d %-24s wall %.3f s  cpu %.3f s\n", kind, n, a.name, s.wall, s.cpu)
+					fmt.Fprintf(os.Stderr, "%-7s c=%-5d %-24s wall %.3f s  cpu %.3f s (user %.3f sys %.3f) waits %.0f\n", kind, n, a.name, s.wall, s.cpu, s.user, s.sys, s.waits)
 				}
 			}
 		}
@@ -252,8 +263,8 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 		}
 	}
 	fmt.Println()
-	fmt.Println("| clients | arm | wall s | wall ratio | client CPU s (user+sys) | CPU ratio | µs CPU/query | load avg at start |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| clients | arm | wall s | wall ratio | client CPU s (user+sys) | CPU ratio | µs CPU/query | user s | sys s | replies per wait | load avg at start |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, n := range counts {
 		done := n * (queries / n)
 		b, haveB := results[n]["mariadb-slap"]
@@ -270,8 +281,12 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 				}
 				return fmt.Sprintf("**%.2f**", x/y)
 			}
-			fmt.Printf("| %d | %s | %.3f | %s | %.3f | %s | %.1f | %s |\n", n, a.name, w, ratio(w, bw), c, ratio(c, bc),
-				c/float64(done)*1e6, loads[n])
+			perWait := "—"
+			if wt := median(ss, func(s sample) float64 { return s.waits }); wt > 0 {
+				perWait = fmt.Sprintf("%.1f", float64(done)/wt)
+			}
+			fmt.Printf("| %d | %s | %.3f | %s | %.3f | %s | %.1f | %.3f | %.3f | %s | %s |\n", n, a.name, w, ratio(w, bw), c, ratio(c, bc),
+				c/float64(done)*1e6, median(ss, func(s sample) float64 { return s.user }), median(ss, func(s sample) float64 { return s.sys }), perWait, loads[n])
 		}
 	}
 	return nil
@@ -336,7 +351,12 @@ func runOnce(ctx context.Context, a arm, socket string, clients, queries int, ti
 	wall, _ := strconv.ParseFloat(m[1], 64)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return sample{wall: wall, cpu: tv(ru.Utime) + tv(ru.Stime)}, out.String(), nil
+	s := sample{wall: wall, user: tv(ru.Utime), sys: tv(ru.Stime)}
+	s.cpu = s.user + s.sys
+	if m := waitsRE.FindStringSubmatch(out.String()); m != nil {
+		s.waits, _ = strconv.ParseFloat(m[1], 64)
+	}
+	return s, out.String(), nil
 }
 
 func median(ss []sample, f func(sample) float64) float64 {
