@@ -85,11 +85,12 @@ bench-many-clients: deps build
 
 # bench-uring: issue 28's io_uring probe (bench/uringprobe, not part of
 # `make bench`): one fixed key SELECT at 4, 16, 64 and 1000 clients through
-# mariadb-slap, goslap, an io_uring event loop and an epoll event loop (1
-# and 2 OS threads each, many connections per thread), every run its own
+# mariadb-slap, goslap, an io_uring event loop (1 and 2 OS threads, and 1
+# thread waiting for 8 completions per io_uring_enter) and an epoll event
+# loop (1 and 2 threads), many connections per thread, every run its own
 # process, medians of BENCH_RUNS, on the default-settings and the tuned
 # server; BENCHMARKS.md, "io_uring probe (issue 28)". About 25 minutes at
-# BENCH_RUNS=5.
+# BENCH_RUNS=7 (15 at 5 runs on a loaded machine).
 URING_FLAGS ?=
 bench-uring: deps build
 	$(GO) run ./bench/uringprobe -goslap ./goslap -runs $(BENCH_RUNS) -servers default,tuned $(URING_FLAGS)

@@ -68,7 +68,7 @@ func main() {
 		minComp  = flag.Int("min-complete", 1, "io_uring loop: completions each io_uring_enter waits for (capped at the connections in flight)")
 		goslap   = flag.String("goslap", "./goslap", "goslap binary")
 		baseline = flag.String("baseline", "mariadb-slap", "mysqlslap binary to compare with")
-		armsFlag = flag.String("arms", "slap,goslap,uring1,uring2,epoll1,epoll2", "arms to run: slap, goslap, uringT, epollT (T threads), uringTwK (io_uring_enter waits for K completions)")
+		armsFlag = flag.String("arms", "slap,goslap,uring1,uring1w8,uring2,epoll1,epoll2", "arms to run: slap, goslap, uringT, epollT (T threads), uringTwK (io_uring_enter waits for K completions)")
 		runs     = flag.Int("runs", 5, "runs per arm and client count (medians are taken)")
 		servers  = flag.String("servers", "default", "servers: default (MariaDB's settings, only max_connections and open files raised), tuned (bench/slapbench's)")
 		timeout  = flag.Duration("timeout", 2*time.Minute, "limit for one run (the probe stops the server and fails past it)")
