@@ -63,7 +63,7 @@ func main() {
 		socket   = flag.String("socket", "", "internal: the server's socket (child mode)")
 		threads  = flag.Int("threads", 1, "internal: OS threads of the loop (child mode)")
 		clients  = flag.String("clients", "4,16,64,1000", "client counts (child mode: one)")
-		queries  = flag.Int("queries", 50000, "--number-of-queries (each client runs floor(Q/N))")
+		queries  = flag.Int("queries", 100000, "--number-of-queries (each client runs floor(Q/N))")
 		deprEOF  = flag.Bool("deprecate-eof", true, "loops: ask for CLIENT_DEPRECATE_EOF (an OK packet ends a result set)")
 		minComp  = flag.Int("min-complete", 1, "io_uring loop: completions each io_uring_enter waits for (capped at the connections in flight)")
 		goslap   = flag.String("goslap", "./goslap", "goslap binary")
