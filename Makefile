@@ -90,7 +90,7 @@ bench-many-clients: deps build
 # loop (1 and 2 threads), many connections per thread, every run its own
 # process, medians of BENCH_RUNS, on the default-settings and the tuned
 # server; BENCHMARKS.md, "io_uring probe (issue 28)". About 25 minutes at
-# BENCH_RUNS=7 (15 at 5 runs on a loaded machine).
+# BENCH_RUNS=7 (17 at 5 runs, on a loaded machine).
 URING_FLAGS ?=
 bench-uring: deps build
 	$(GO) run ./bench/uringprobe -goslap ./goslap -runs $(BENCH_RUNS) -servers default,tuned $(URING_FLAGS)
