@@ -3,7 +3,7 @@ export PATH := $(PATH):/usr/local/go/bin:/usr/sbin:/sbin
 
 GO ?= go
 
-.PHONY: build test vet deps demo image bench bench-oltp bench-prefill bench-many-clients clean
+.PHONY: build test vet deps demo image bench bench-oltp bench-prefill bench-many-clients bench-uring clean
 
 # A static build (no cgo): libc is not mapped into the process, which saves
 # ~2 MB of max RSS per run (BENCHMARKS.md); os/user and DNS have pure-Go
@@ -82,6 +82,18 @@ bench-prefill: deps
 bench-many-clients: deps build
 	$(GO) run ./bench/slapbench -goslap ./goslap -rows key-19000 -servers default \
 	  -server-options thread_handling=pool-of-threads,table_open_cache=20 -queries 380000 -runs 3 -v
+
+# bench-uring: issue 28's io_uring probe (bench/uringprobe, not part of
+# `make bench`): one fixed key SELECT at 4, 16, 64 and 1000 clients through
+# mariadb-slap, goslap, an io_uring event loop (1 and 2 OS threads, and 1
+# thread waiting for 8 completions per io_uring_enter) and an epoll event
+# loop (1 and 2 threads), many connections per thread, every run its own
+# process, medians of BENCH_RUNS, on the default-settings and the tuned
+# server; BENCHMARKS.md, "io_uring probe (issue 28)". About 25 minutes at
+# BENCH_RUNS=7 (17 at 5 runs, on a loaded machine).
+URING_FLAGS ?=
+bench-uring: deps build
+	$(GO) run ./bench/uringprobe -goslap ./goslap -runs $(BENCH_RUNS) -servers default,tuned $(URING_FLAGS)
 
 # image: goslap's container image as a tarball (goslap-image.tar, tagged
 # $(IMAGE_TAG)), built offline without a container daemon by tools/image:
