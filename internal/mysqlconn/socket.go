@@ -349,34 +349,6 @@ func (t *socket) opErr(op string, err error) error {
 	return &net.OpError{Op: op, Net: ra.Network(), Source: t.Conn.LocalAddr(), Addr: ra, Err: err}
 }
 
-// blockingRead is one read(2) on the threaded path's blocking socket. The
-// call keeps the P (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait
-// with EAGAIN, a preemption signal with EINTR, and the read yields before
-// it waits again, so a stop-the-world never waits on it for longer than
-// readTimeout.
-func (t *socket) blockingRead(b []byte) (int, error) {
-	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		switch e {
-		case 0:
-			if r == 0 {
-				return 0, io.EOF
-			}
-			return int(r), nil
-		case syscall.EINTR, syscall.EAGAIN:
-			// EINTR is mostly the runtime's preemption signal: a
-			// stop-the-world resends it every few µs, each one cuts the
-			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
-			// loop that only retried would never reach a safe point, so
-			// the whole process froze until the statement ended (a lock
-			// wait: 50 s).
-			runtime.Gosched()
-		default:
-			return 0, t.opErr("read", os.NewSyscallError("read", e))
-		}
-	}
-}
-
 // blockingWrite writes all of b with write(2) calls on the blocking socket,
 // yielding like blockingRead when SO_SNDTIMEO ends a wait.
 func (t *socket) blockingWrite(b []byte) (int, error) {

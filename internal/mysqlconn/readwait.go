@@ -1,0 +1,65 @@
+package mysqlconn
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// pollIn is poll(2)'s POLLIN.
+const pollIn = 0x1
+
+// pollFd is struct pollfd.
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+// blockingRead reads a reply on the threaded path's blocking socket as the
+// C client library does: a non-blocking recv(2) first (the reply is often
+// there already), and only when nothing is, a wait in poll(2) for POLLIN,
+// then the recv again. The calls keep the P (RawSyscall).
+//
+// Why not one blocking read(2): a reader asleep in a Unix socket's read
+// sleeps on the socket's one wait queue, which is also woken (EPOLLOUT)
+// each time the server takes a request of ours off the socket and frees
+// its send buffer. The read wakes up, finds no data and sleeps again: one
+// context switch more in a third of TPC-C's statements (perf, sched_switch
+// at 4 connections: 1.33 sleeps per read, 50 per transaction against
+// tpcc_start's 32). poll(2)'s wait filters wake-ups by event, so a
+// client waiting for POLLIN sleeps once per reply (BENCHMARKS.md, "TPC-C
+// client cost (issue 28)").
+//
+// The poll's time-out is readTimeout (the one SO_RCVTIMEO gives the read
+// as well): a client blocked here holds its P, so a stop-the-world waits
+// for it; on expiry, and after a signal (EINTR: mostly the runtime's
+// preemption request), it yields to reach a safe point, then waits again.
+func (t *socket) blockingRead(b []byte) (int, error) {
+	for {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+			syscall.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case 0:
+			if r == 0 {
+				return 0, io.EOF
+			}
+			return int(r), nil
+		case syscall.EAGAIN:
+			pfd := pollFd{fd: int32(t.fd), events: pollIn}
+			n, _, pe := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, readTimeout/1000)
+			if pe != 0 && pe != syscall.EINTR {
+				return 0, t.opErr("read", os.NewSyscallError("poll", pe))
+			}
+			if pe == syscall.EINTR || n == 0 {
+				runtime.Gosched()
+			}
+		case syscall.EINTR:
+			runtime.Gosched()
+		default:
+			return 0, t.opErr("read", os.NewSyscallError("read", e))
+		}
+	}
+}
