@@ -51,6 +51,7 @@ type socket struct {
 	r, w int    // unread bytes are rbuf[r:w]
 
 	raw syscall.RawConn // the socket's raw descriptor (Write); nil: Conn's Read and Write
+	io  *rawIO          // raw reads' and writes' state (rawio.go), made at first use
 
 	// blocking: the threaded path (threads.go) made the socket blocking;
 	// reads and writes are raw system calls on fd, outside the netpoller.
@@ -249,25 +250,11 @@ func (t *socket) rawRead(b []byte) (int, error) {
 	if t.raw == nil || len(b) == 0 {
 		return t.Conn.Read(b)
 	}
-	var n int
-	var errno syscall.Errno
-	err := t.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case 0:
-				n = int(r)
-				return true
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // park in the netpoller until readable
-			default:
-				errno = e
-				return true
-			}
-		}
-	})
+	o := t.rawIO()
+	o.rb, o.rn, o.rerr = b, 0, 0
+	err := t.raw.Read(o.read)
+	n, errno := o.rn, o.rerr
+	o.rb = nil
 	if err != nil {
 		return 0, t.opErr("read", err)
 	}
@@ -314,24 +301,11 @@ func (t *socket) rawWrite(b []byte) (int, error) {
 	if t.raw == nil {
 		return t.Conn.Write(b)
 	}
-	done := 0
-	var errno syscall.Errno
-	err := t.raw.Write(func(fd uintptr) bool {
-		for done < len(b) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
-			switch e {
-			case 0:
-				done += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	o := t.rawIO()
+	o.wb, o.wdone, o.werr = b, 0, 0
+	err := t.raw.Write(o.write)
+	done, errno := o.wdone, o.werr
+	o.wb = nil
 	if err != nil {
 		return done, t.opErr("write", err)
 	}
