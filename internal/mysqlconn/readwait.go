@@ -37,7 +37,18 @@ type pollFd struct {
 // as well): a client blocked here holds its P, so a stop-the-world waits
 // for it; on expiry, and after a signal (EINTR: mostly the runtime's
 // preemption request), it yields to reach a safe point, then waits again.
+//
+// The first read after a request waits in poll(2) before its recv: the
+// reply is never there yet (the server has to wake up and run the
+// statement; perf: 33.5 polls per TPC-C transaction for 33.5 requests),
+// so the C client's first recv is a system call that always fails.
 func (t *socket) blockingRead(b []byte) (int, error) {
+	if t.replyDue {
+		t.replyDue = false
+		if err := t.pollIn(); err != nil {
+			return 0, err
+		}
+	}
 	for {
 		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
 			syscall.MSG_DONTWAIT, 0, 0)
@@ -48,13 +59,8 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 			}
 			return int(r), nil
 		case syscall.EAGAIN:
-			pfd := pollFd{fd: int32(t.fd), events: pollIn}
-			n, _, pe := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, readTimeout/1000)
-			if pe != 0 && pe != syscall.EINTR {
-				return 0, t.opErr("read", os.NewSyscallError("poll", pe))
-			}
-			if pe == syscall.EINTR || n == 0 {
-				runtime.Gosched()
+			if err := t.pollIn(); err != nil {
+				return 0, err
 			}
 		case syscall.EINTR:
 			runtime.Gosched()
@@ -62,4 +68,19 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 			return 0, t.opErr("read", os.NewSyscallError("read", e))
 		}
 	}
+}
+
+// pollIn waits in poll(2) until the socket is readable, for at most
+// readTimeout; after a time-out or a signal it yields (see blockingRead).
+// Readable includes end of stream and errors, which the recv then reports.
+func (t *socket) pollIn() error {
+	pfd := pollFd{fd: int32(t.fd), events: pollIn}
+	n, _, e := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, readTimeout/1000)
+	if e != 0 && e != syscall.EINTR {
+		return t.opErr("read", os.NewSyscallError("poll", e))
+	}
+	if e == syscall.EINTR || n == 0 {
+		runtime.Gosched()
+	}
+	return nil
 }

@@ -61,6 +61,7 @@ type socket struct {
 	// atomic for shutdown, which other goroutines call.
 	blocking bool
 	fd       int
+	replyDue bool // a request was written since the last read (readwait.go)
 	own      atomic.Pointer[os.File]
 
 	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
@@ -296,6 +297,7 @@ func (t *socket) Write(b []byte) (int, error) {
 
 func (t *socket) rawWrite(b []byte) (int, error) {
 	if t.blocking {
+		t.replyDue = true
 		return t.blockingWrite(b)
 	}
 	if t.raw == nil {
