@@ -18,18 +18,19 @@ type pollFd struct {
 	revents int16
 }
 
-// blockingRead reads a reply on the threaded path's blocking socket as the
-// C client library does: a non-blocking recv(2) first (the reply is often
-// there already), and only when nothing is, a wait in poll(2) for POLLIN,
-// then the recv again. The calls keep the P (RawSyscall).
+// blockingRead reads a reply on the threaded path's blocking socket much as
+// the C client library does: a non-blocking recv(2), and when it finds
+// nothing, a wait in poll(2) for POLLIN, then the recv again (the first
+// read after a request polls first: see below). The calls keep the P
+// (RawSyscall).
 //
 // Why not one blocking read(2): a reader asleep in a Unix socket's read
 // sleeps on the socket's one wait queue, which is also woken (EPOLLOUT)
 // each time the server takes a request of ours off the socket and frees
 // its send buffer. The read wakes up, finds no data and sleeps again: one
 // context switch more in a third of TPC-C's statements (perf, sched_switch
-// at 4 connections: 1.33 sleeps per read, 50 per transaction against
-// tpcc_start's 32). poll(2)'s wait filters wake-ups by event, so a
+// at 4 connections: 1.33 sleeps per read, 52 per transaction in the read
+// against tpcc_start's 32 in poll). poll(2)'s wait filters wake-ups by event, so a
 // client waiting for POLLIN sleeps once per reply (BENCHMARKS.md, "TPC-C
 // client cost (issue 28)").
 //
