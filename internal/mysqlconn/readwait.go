@@ -43,7 +43,19 @@ type pollFd struct {
 // reply is never there yet (the server has to wake up and run the
 // statement; perf: 33.5 polls per TPC-C transaction for 33.5 requests),
 // so the C client's first recv is a system call that always fails.
+//
+// A load of one threaded client keeps one blocking read(2) per reply
+// (readBlocking): there the poll's extra system calls cost more than the
+// wake-ups they save. Measured on a quiet machine, 5 alternated runs, the
+// poll wait against the blocking read (BENCHMARKS.md, "The poll wait by
+// client count"): 1 client: oltp_point_select 0.82x the tps at 1.09-1.13x
+// the CPU per transaction, the key load 1.33-1.46x the wall; 2 clients:
+// oltp_point_select 1.12-1.15x the tps at 0.79-0.85x the CPU; 4 clients:
+// oltp_read_only 1.12-1.47x the tps, TPC-C 0.88-0.89x the CPU.
 func (t *socket) blockingRead(b []byte) (int, error) {
+	if !t.pollWait {
+		return t.readBlocking(b)
+	}
 	if t.replyDue {
 		t.replyDue = false
 		if err := t.pollIn(); err != nil {
@@ -64,6 +76,38 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 				return 0, err
 			}
 		case syscall.EINTR:
+			runtime.Gosched()
+		default:
+			return 0, t.opErr("read", os.NewSyscallError("read", e))
+		}
+	}
+}
+
+// PollWaitFrom is the number of threaded clients from which a load's
+// sockets wait for replies in poll(2) (see blockingRead).
+const PollWaitFrom = 2
+
+// readBlocking is one read(2) on the blocking socket. The call keeps the P
+// (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait with EAGAIN, a
+// preemption signal with EINTR, and the read yields before it waits
+// again, so a stop-the-world never waits on it for longer than
+// readTimeout.
+func (t *socket) readBlocking(b []byte) (int, error) {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch e {
+		case 0:
+			if r == 0 {
+				return 0, io.EOF
+			}
+			return int(r), nil
+		case syscall.EINTR, syscall.EAGAIN:
+			// EINTR is mostly the runtime's preemption signal: a
+			// stop-the-world resends it every few µs, each one cuts the
+			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
+			// loop that only retried would never reach a safe point, so
+			// the whole process froze until the statement ended (a lock
+			// wait: 50 s).
 			runtime.Gosched()
 		default:
 			return 0, t.opErr("read", os.NewSyscallError("read", e))

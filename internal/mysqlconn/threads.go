@@ -111,13 +111,14 @@ func (t *Threads) Enter(slot *Slot) {
 	if t.Threaded() {
 		runtime.LockOSThread()
 		slot.blocking = true
+		slot.pollWait = t.clients >= PollWaitFrom
 	}
 }
 
 // Leave ends a client started with Enter (its connections closed).
 func (t *Threads) Leave(slot *Slot) {
 	if t.Threaded() {
-		slot.blocking = false
+		slot.blocking, slot.pollWait = false, false
 		runtime.UnlockOSThread()
 	}
 }

@@ -129,6 +129,7 @@ func TestThreadedSocketOffNetpoller(t *testing.T) {
 		for _, p := range paths {
 			t.Run(network+"/"+p.name, func(t *testing.T) {
 				tc, _ := socketPair(t, network, p.blocking)
+				tc.pollWait = p.pollWait
 				fd := tc.fd
 				if !p.blocking {
 					if err := tc.raw.Control(func(d uintptr) { fd = int(d) }); err != nil {
@@ -147,10 +148,12 @@ func TestThreadedSocketOffNetpoller(t *testing.T) {
 	}
 }
 
+// paths: the netpoller, and the threaded path with each of its reply waits
+// (a blocking read(2) for a load of one client, poll(2) from two).
 var paths = []struct {
-	name     string
-	blocking bool
-}{{"netpoller", false}, {"threaded", true}}
+	name               string
+	blocking, pollWait bool
+}{{"netpoller", false, false}, {"threaded", true, false}, {"threaded-poll", true, true}}
 
 // TestSocketPathsIO: on both paths and both transports, the bytes written
 // and read are the bytes sent, in both directions, through full socket
@@ -167,6 +170,7 @@ func TestSocketPathsIO(t *testing.T) {
 					defer runtime.UnlockOSThread()
 				}
 				tc, s := socketPair(t, network, p.blocking)
+				tc.pollWait = p.pollWait
 				rng := rand.New(rand.NewPCG(7, 8))
 				want := make([]byte, 1<<20) // several socket buffers: writes wait
 				for i := range want {
@@ -221,6 +225,7 @@ func TestSlotBreakWakesRead(t *testing.T) {
 		for _, p := range paths {
 			t.Run(network+"/"+p.name, func(t *testing.T) {
 				tc, _ := socketPair(t, network, p.blocking)
+				tc.pollWait = p.pollWait
 				var slot Slot
 				slot.conn.Store(tc)
 				done := make(chan error, 1)
@@ -251,6 +256,32 @@ func TestSlotBreakWakesRead(t *testing.T) {
 					t.Fatal("write on a broken socket returned no error")
 				}
 			})
+		}
+	}
+}
+
+// TestEnterPollWait: a threaded load's clients wait for replies in poll(2)
+// from PollWaitFrom clients on, one client alone in a blocking read(2),
+// and Leave clears both (the slot may serve a netpoller load next).
+func TestEnterPollWait(t *testing.T) {
+	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		clients        int
+		blocking, poll bool
+	}{{1, true, false}, {2, true, true}, {4, true, true}, {100, false, false}} {
+		th := plain.StartThreads(tt.clients, 64)
+		var slot Slot
+		th.Enter(&slot)
+		if slot.blocking != tt.blocking || slot.pollWait != tt.poll {
+			t.Errorf("%d clients: blocking %v, poll wait %v; want %v, %v", tt.clients, slot.blocking, slot.pollWait, tt.blocking, tt.poll)
+		}
+		th.Leave(&slot)
+		th.Stop()
+		if slot.blocking || slot.pollWait {
+			t.Errorf("%d clients: Leave left blocking %v, poll wait %v", tt.clients, slot.blocking, slot.pollWait)
 		}
 	}
 }
