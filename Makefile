@@ -21,8 +21,17 @@ vet:
 # -p 1: the front-end, compare and sandbox packages each start their own
 # MariaDB servers; on 2 cores one package at a time keeps their timing tests
 # (run-time and rate within 5 %) away from each other's load.
+#
+# Then the packages whose loads take a client path run once more on each
+# path forced (GOSLAP_THREAD_PER_CLIENT_BELOW, internal/mysqlconn/threads.go):
+# by default a load below 5 clients is threaded and one of 5 or more on the
+# netpoller, so without the forcing each test covers only the path its
+# client count picks.
+PATH_PACKAGES = ./internal/mysqlconn/... ./internal/engine/... ./internal/workload/...
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 20m ./...
+	GOSLAP_THREAD_PER_CLIENT_BELOW=0 $(GO) test -p 1 -count=1 -timeout 10m $(PATH_PACKAGES)
+	GOSLAP_THREAD_PER_CLIENT_BELOW=100000 $(GO) test -p 1 -count=1 -timeout 10m $(PATH_PACKAGES)
 
 # demo: installs MariaDB when missing (apt-get as root; otherwise it says what
 # to install), builds goslap and benchmarks a throw-away sandbox server:
