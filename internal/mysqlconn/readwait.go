@@ -48,7 +48,7 @@ type pollFd struct {
 // (readBlocking): there the poll's extra system calls cost more than the
 // wake-ups they save. Measured on a quiet machine, 5 alternated runs, the
 // poll wait against the blocking read (BENCHMARKS.md, "The poll wait by
-// client count"): 1 client: oltp_point_select 0.82x the tps at 1.09-1.13x
+// client count"): 1 client: oltp_point_select 0.80-0.82x the tps at 1.09-1.12x
 // the CPU per transaction, the key load 1.33-1.46x the wall; 2 clients:
 // oltp_point_select 1.12-1.15x the tps at 0.79-0.85x the CPU; 4 clients:
 // oltp_read_only 1.12-1.47x the tps, TPC-C 0.88-0.89x the CPU.
