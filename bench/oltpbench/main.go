@@ -53,7 +53,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +60,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/bench/target"
 	"github.com/goslap/goslap/internal/sandbox"
 )
@@ -209,7 +209,7 @@ func main() {
 		select {}
 	}
 
-	fmt.Printf("Machine: %s\n", machine())
+	fmt.Printf("Machine: %s\n", host.Machine())
 	fmt.Printf("Date: %s, load average at start: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
 	fmt.Printf("1 table of %d rows prepared by sysbench; oltp_point_select --events=%d --time=0, the others --time=%d; --db-ps-mode=auto (prepared statements) for both tools; medians of %d runs, alternated\n",
 		*tableSize, *events, *secs, *runs)
@@ -433,7 +433,7 @@ func startServer(conf, tmp string, p preparation) (*sandbox.Server, int, error) 
 	default:
 		return nil, 0, fmt.Errorf("unknown server configuration %q (default or tuned)", conf)
 	}
-	raiseNofile(uint64(openFiles))
+	host.RaiseNofile(uint64(openFiles))
 	fmt.Fprintf(os.Stderr, "oltpbench: starting mariadbd (%s)...\n", conf)
 	srv, err := sandbox.Start(sandbox.Config{MaxConnections: maxConn, Options: opts, TempDir: tmp})
 	if err != nil {
@@ -644,24 +644,6 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// raiseNofile lifts this process's soft (and, as root, hard) open-file
-// limit; children (the server, the clients) inherit it.
-func raiseNofile(want uint64) {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
-		return
-	}
-	if lim.Max < want {
-		hard := lim
-		hard.Max, hard.Cur = want, want
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &hard) == nil {
-			return
-		}
-	}
-	lim.Cur = min(max(lim.Cur, want), lim.Max)
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-}
-
 func tailText(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 10 {
@@ -700,22 +682,4 @@ func check(err error) {
 		}
 		os.Exit(1)
 	}
-}
-
-// machine describes the box: CPU model, cores, memory, kernel.
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	kernel := ""
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kernel = ", Linux " + strings.TrimSpace(string(b))
-	}
-	return fmt.Sprintf("%d cores (%s)%s, %s", runtime.NumCPU(), model, kernel, runtime.Version())
 }

@@ -46,7 +46,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +53,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/bench/target"
 	"github.com/goslap/goslap/internal/sandbox"
 )
@@ -167,7 +167,7 @@ func main() {
 		sysbenches = []tool{{name: "sysbench text", path: sb, psMode: "disable"}, {name: "sysbench prepared", path: sb, psMode: "auto"}}
 	}
 
-	raiseNofile(uint64(2*maxConnections(workloads) + 2000))
+	host.RaiseNofile(uint64(2*maxConnections(workloads) + 2000))
 	for _, kind := range strings.Split(*servers, ",") {
 		benchServer(kind, workloads, variants, tools, sysbenches, *extra, *tmp, *queries, *runs, *bigRuns, *bigBase, *timeout, *verbose, *serve)
 	}
@@ -184,36 +184,12 @@ func maxConnections(workloads []workload) int {
 	return maxConn
 }
 
-// serverOptions are the mariadbd options of a kind of server. sandbox
-// starts every server small (64 MB buffer pool, 16 MB redo log,
-// skip-name-resolve); "default" puts MariaDB 10.11's defaults back.
-func serverOptions(kind string, maxConn int) ([]string, error) {
-	files := "open-files-limit=" + strconv.Itoa(2*maxConn+2000)
-	switch kind {
-	case "default":
-		return []string{files, "innodb-buffer-pool-size=128M", "innodb-log-file-size=96M", "skip-name-resolve=0"}, nil
-	case "tuned":
-		// The server must hold every client at once (max_connections, open
-		// files, thread stacks); innodb_flush_log_at_trx_commit=2 keeps the
-		// write rows from being a measurement of fsync, which would hide the
-		// client; 400 tables open make 8 table-cache instances.
-		return []string{files,
-			"thread-cache-size=" + strconv.Itoa(min(maxConn, 16384)),
-			"back-log=" + strconv.Itoa(min(maxConn, 65535)),
-			"innodb-flush-log-at-trx-commit=2",
-			"innodb-buffer-pool-size=256M",
-			"table-open-cache=400",
-		}, nil
-	}
-	return nil, fmt.Errorf("-servers: unknown server %q (default, tuned)", kind)
-}
-
 // benchServer starts one kind of server, runs every row on it and prints
 // its table.
 func benchServer(kind string, workloads []workload, variants, tools, sysbenches []tool, extra, tmp string,
 	queries, runs, bigRuns int, bigBase bool, timeout time.Duration, verbose, serve bool) {
 	maxConn := maxConnections(workloads)
-	opts, err := serverOptions(kind, maxConn)
+	opts, err := host.ServerOptions(kind, maxConn)
 	check(err)
 	if extra != "" {
 		opts = append(opts, strings.Split(extra, ",")...)
@@ -255,7 +231,7 @@ func benchServer(kind string, workloads []workload, variants, tools, sysbenches 
 		}
 		results[w.name] = map[string][]sample{}
 		order = append(order, w.name)
-		loads[w.name] = loadAverage()
+		loads[w.name] = host.LoadAverage()
 		for round := range n {
 			// Rotate the order every round so no tool always runs first.
 			seq := slices.Clone(ts)
@@ -284,7 +260,7 @@ func benchServer(kind string, workloads []workload, variants, tools, sysbenches 
 	}
 
 	fmt.Printf("\n### %s server\n\n", kind)
-	fmt.Printf("Machine: %s\n", machine())
+	fmt.Printf("Machine: %s\n", host.Machine())
 	fmt.Printf("Date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Printf("Server: %s, %s settings (%s), %d queries per run (%s), medians of %d runs (-c 10000: %d)\n\n",
 		srv.Version, kind, strings.Join(opts, " "), queries, "innodb, --auto-generate-sql-add-autoincrement", runs, bigRuns)
@@ -347,16 +323,6 @@ func printGoals(out io.Writer, workloads []workload, variants []tool, results ma
 				checks[0].Cell(), checks[0].Bound, checks[1].Cell(), checks[1].Bound, target.Verdict(checks), loads[w.name])
 		}
 	}
-}
-
-// loadAverage is the machine's 1-minute load average (the box is shared:
-// the tables say how busy it was).
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
 }
 
 type median struct{ wall, cpu, rss, server float64 }
@@ -474,24 +440,6 @@ func readPID(s *sandbox.Server) int {
 	return pid
 }
 
-// raiseNofile lifts this process's soft (and, as root, hard) open-file
-// limit; children (the server, the clients) inherit it.
-func raiseNofile(want uint64) {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
-		return
-	}
-	if lim.Max < want {
-		hard := lim
-		hard.Max, hard.Cur = want, want
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &hard) == nil {
-			return
-		}
-	}
-	lim.Cur = min(max(lim.Cur, want), lim.Max)
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-}
-
 func tailText(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 10 {
@@ -528,30 +476,4 @@ func check(err error) {
 		}
 		os.Exit(1)
 	}
-}
-
-// machine describes the box: CPU model, cores, memory, kernel.
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	mem := ""
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 1 {
-			if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
-				mem = fmt.Sprintf(", %.0f GB RAM", kb/1024/1024)
-			}
-		}
-	}
-	kernel := ""
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kernel = ", Linux " + strings.TrimSpace(string(b))
-	}
-	return fmt.Sprintf("%d cores (%s)%s%s, %s", runtime.NumCPU(), model, mem, kernel, runtime.Version())
 }

@@ -37,13 +37,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/internal/sandbox"
 )
 
@@ -94,7 +94,7 @@ func main() {
 	arms, err := parseArms(*armsFlag, *goslap, *baseline, *minComp, *deprEOF)
 	check(err)
 	maxConn := slices.Max(counts) + 1000
-	raiseNofile(uint64(2*maxConn + 2000))
+	host.RaiseNofile(uint64(2*maxConn + 2000))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, kind := range strings.Split(*servers, ",") {
@@ -210,7 +210,7 @@ type sample struct{ wall, cpu, user, sys, waits float64 }
 // every client count and prints the table.
 func probeServer(ctx context.Context, kind string, maxConn int, counts []int, arms []arm, queries, runs int,
 	timeout time.Duration, tmp string, verbose bool) error {
-	opts, err := serverOptions(kind, maxConn)
+	opts, err := host.ServerOptions(kind, maxConn)
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 	loads := map[int]string{}
 	for _, n := range counts {
 		results[n] = map[string][]sample{}
-		loads[n] = loadAverage()
+		loads[n] = host.LoadAverage()
 		for round := range runs {
 			seq := slices.Clone(arms)
 			k := round % len(seq)
@@ -253,7 +253,7 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 	}
 
 	fmt.Printf("\n### %s server\n\n", kind)
-	fmt.Printf("Machine: %s\n", machine())
+	fmt.Printf("Machine: %s\n", host.Machine())
 	fmt.Printf("Date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Printf("Server: %s, %s settings (%s); statement `%s` on a %d-row table; --number-of-queries=%d (each client floor(Q/N)); medians of %d alternated runs\n",
 		srv.Version, kind, strings.Join(opts, " "), query, tableRows, queries, runs)
@@ -372,66 +372,6 @@ func median(ss []sample, f func(sample) float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
-// serverOptions are bench/slapbench's two servers (kept in step by hand:
-// both are commands, not packages).
-func serverOptions(kind string, maxConn int) ([]string, error) {
-	files := "open-files-limit=" + strconv.Itoa(2*maxConn+2000)
-	switch kind {
-	case "default":
-		return []string{files, "innodb-buffer-pool-size=128M", "innodb-log-file-size=96M", "skip-name-resolve=0"}, nil
-	case "tuned":
-		return []string{files,
-			"thread-cache-size=" + strconv.Itoa(min(maxConn, 16384)),
-			"back-log=" + strconv.Itoa(min(maxConn, 65535)),
-			"innodb-flush-log-at-trx-commit=2",
-			"innodb-buffer-pool-size=256M",
-			"table-open-cache=400",
-		}, nil
-	}
-	return nil, fmt.Errorf("-servers: unknown server %q (default, tuned)", kind)
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
-}
-
-// raiseNofile lifts the open-file limit; the server and the arms inherit it.
-func raiseNofile(want uint64) {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
-		return
-	}
-	if lim.Max < want {
-		hard := syscall.Rlimit{Cur: want, Max: want}
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &hard) == nil {
-			return
-		}
-	}
-	lim.Cur = min(max(lim.Cur, want), lim.Max)
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-}
-
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	kernel := ""
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kernel = ", Linux " + strings.TrimSpace(string(b))
-	}
-	return fmt.Sprintf("%d cores (%s)%s, %s", runtime.NumCPU(), model, kernel, runtime.Version())
 }
 
 func check(err error) {
