@@ -479,3 +479,83 @@ func TestUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// Many connections on one ring, waiting for several completions per
+// enter: every exchange is reported once, with its rows.
+func TestManyConnections(t *testing.T) {
+	const conns, stmts = 200, 25
+	fds := make([]int, conns)
+	for i := range fds {
+		fds[i] = fakeServer(t, func(n int) reply {
+			if n%7 == 3 {
+				return reply{bytes: errPkt}
+			}
+			return reply{bytes: oneRow}
+		})
+	}
+	results := run(t, fds, true, stmts, 0)
+	for i, rs := range results {
+		if len(rs) != stmts {
+			t.Fatalf("conn %d: %d results, want %d", i, len(rs), stmts)
+		}
+		for n, r := range rs {
+			var me *mysql.MySQLError
+			if n%7 == 3 && !errors.As(r.Err, &me) || n%7 != 3 && (r.Err != nil || r.Rows != 1) {
+				t.Fatalf("conn %d statement %d: %+v", i, n, r)
+			}
+		}
+	}
+}
+
+// A broken connection takes a new descriptor (a reconnect) and goes on;
+// Rebind refuses while an exchange is in flight.
+func TestRebind(t *testing.T) {
+	requireRing(t)
+	closing := fakeServer(t, func(int) reply { return reply{close: true} })
+	fresh := fakeServer(t, func(int) reply { return reply{bytes: oneRow} })
+	silent := fakeServer(t, func(int) reply { return reply{silent: true} })
+	onThread(t, 5*time.Second, func() {
+		l := newLoop(t, 1)
+		if l == nil {
+			return
+		}
+		defer l.Close()
+		c, _ := l.Add(closing, true)
+		var got []Result
+		collect := func(_ *Conn, r Result) { got = append(got, r) }
+		drive := func() {
+			for deadline := time.Now().Add(2 * time.Second); l.Busy() > 0 && time.Now().Before(deadline); {
+				if err := l.Poll(1, 50*time.Millisecond, collect); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+		if err := c.Start(query); err != nil {
+			t.Fatal(err)
+		}
+		drive()
+		if err := c.Start(query); err == nil {
+			t.Error("Start after the server closed: no error")
+		}
+		if err := c.Rebind(fresh, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(query); err != nil {
+			t.Fatal(err)
+		}
+		drive()
+		if len(got) != 2 || !errors.Is(got[0].Err, io.ErrUnexpectedEOF) || got[1].Err != nil || got[1].Rows != 1 || c.FD() != fresh {
+			t.Errorf("results %+v, want a lost connection then one row on the new descriptor", got)
+		}
+		if err := c.Rebind(silent, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(query); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Rebind(fresh, true); err == nil {
+			t.Error("Rebind in flight: no error")
+		}
+	})
+}
