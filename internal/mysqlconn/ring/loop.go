@@ -48,9 +48,10 @@ type Conn struct {
 	have   int    // received bytes not yet consumed by the parser
 	out    []byte // the packet of the exchange in flight (the kernel reads it)
 
-	busy     bool  // an exchange is in flight
-	canceled bool  // Cancel or Close ended the exchange
-	broken   error // the connection's stream is unusable
+	gen      uint32 // the exchange's number, in its completions' user data
+	busy     bool   // an exchange is in flight
+	canceled bool   // Cancel or Close ended the exchange
+	broken   error  // the connection's stream is unusable
 }
 
 // New sets a Loop up for at most conns connections on the calling OS
@@ -126,6 +127,7 @@ func (c *Conn) Start(packet []byte) error {
 		return err
 	}
 	c.out = packet
+	c.gen++
 	send := u.next()
 	send.opcode, send.fd = ioringOpSend, int32(c.fd)
 	send.addr, send.len = uint64(uintptr(unsafe.Pointer(&packet[0]))), uint32(len(packet))
@@ -134,7 +136,7 @@ func (c *Conn) Start(packet []byte) error {
 	// posts nothing. MSG_NOSIGNAL: a peer that closed is EPIPE, not SIGPIPE.
 	send.opFlags = msgWaitAll | msgNoSignal
 	send.flags = iosqeIOLink | iosqeCQESkipSuccess
-	send.userData = uint64(c.id) << 1
+	send.userData = c.userData(0)
 	c.prepRecv()
 	c.busy, c.canceled = true, false
 	c.l.busy++
@@ -152,7 +154,14 @@ func (c *Conn) prepRecv() {
 	e := c.l.u.next()
 	e.opcode, e.fd = ioringOpRecv, int32(c.fd)
 	e.addr, e.len = uint64(uintptr(unsafe.Pointer(&free[0]))), uint32(len(free))
-	e.userData = uint64(c.id)<<1 | 1
+	e.userData = c.userData(1)
+}
+
+// userData names a completion: the connection, the exchange (so that a
+// completion of an earlier exchange can never be taken for one of the
+// current one) and the operation (0 SEND, 1 RECV).
+func (c *Conn) userData(op uint64) uint64 {
+	return uint64(c.id)<<33 | uint64(c.gen)<<1 | op
 }
 
 // Cancel ends c's exchange in flight, if any, by shutting its socket down;
@@ -188,13 +197,13 @@ func (l *Loop) Poll(minComplete int, wait time.Duration, done func(*Conn, Result
 
 // handle is one completion.
 func (l *Loop) handle(e cqe) {
-	id := int(e.userData >> 1)
+	id := int(e.userData >> 33)
 	if id >= len(l.conns) {
 		return
 	}
 	c := l.conns[id]
-	if !c.busy {
-		return
+	if !c.busy || uint32(e.userData>>1) != c.gen {
+		return // not the exchange in flight: nothing to report
 	}
 	if e.userData&1 == 0 {
 		// A SEND posts a CQE only when it fails (a short send fails, by

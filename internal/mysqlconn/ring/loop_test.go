@@ -559,3 +559,30 @@ func TestRebind(t *testing.T) {
 		}
 	})
 }
+
+// A completion left from an earlier exchange (or another connection's
+// number) is never taken for the exchange in flight.
+func TestStaleCompletionIgnored(t *testing.T) {
+	requireRing(t)
+	fd := fakeServer(t, func(int) reply { return reply{silent: true} })
+	onThread(t, 5*time.Second, func() {
+		l := newLoop(t, 1)
+		if l == nil {
+			return
+		}
+		defer l.Close()
+		c, _ := l.Add(fd, true)
+		if err := c.Start(query); err != nil {
+			t.Fatal(err)
+		}
+		var got []Result
+		l.done = func(_ *Conn, r Result) { got = append(got, r) }
+		stale := c.userData(1) - 2 // the previous exchange's RECV
+		l.handle(cqe{userData: stale, res: -int32(syscall.ECANCELED)})
+		l.handle(cqe{userData: uint64(5)<<33 | 1, res: 0}) // no such connection
+		l.done = nil
+		if len(got) != 0 || l.Busy() != 1 {
+			t.Errorf("stale completions reported %v, %d in flight; want nothing, 1", got, l.Busy())
+		}
+	})
+}
