@@ -249,7 +249,7 @@ func TestLoop(t *testing.T) {
 			name: "bytes after the reply", conns: 1, stmts: 3, deprecateEOF: true,
 			script: func(int) reply { return reply{bytes: cat(okPkt, okPkt)} },
 			want: func(int, int) (uint64, string) {
-				return 0, "ring: reply: reply: 11 bytes after the reply"
+				return 0, "ring: reply: 11 bytes after the reply"
 			},
 			count: func(int) int { return 1 },
 		},
@@ -257,7 +257,7 @@ func TestLoop(t *testing.T) {
 			name: "a reply the parser refuses", conns: 1, stmts: 3,
 			script: func(int) reply { return reply{bytes: okMore} },
 			want: func(int, int) (uint64, string) {
-				return 0, "ring: reply: reply: a reply with more than one result (not supported)"
+				return 0, "ring: reply: a reply with more than one result (not supported)"
 			},
 			count: func(int) int { return 1 },
 		},

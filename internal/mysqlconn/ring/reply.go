@@ -28,7 +28,7 @@ func AppendQuery(dst []byte, q string) []byte {
 // is out of step and the connection is unusable.
 type ProtocolError struct{ Msg string }
 
-func (e *ProtocolError) Error() string { return "reply: " + e.Msg }
+func (e *ProtocolError) Error() string { return e.Msg }
 
 func protoErr(format string, args ...any) error {
 	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
