@@ -484,6 +484,28 @@ func TestUnavailable(t *testing.T) {
 			t.Errorf("%s: New = %v, %v after %d setups; want ErrUnavailable after %d", tc.name, l, err, calls, tc.calls)
 		}
 	}
+	// A ring set up by a kernel without a feature the loop needs.
+	for _, tc := range []struct {
+		features uint32
+		lacks    string
+	}{
+		{ioringFeatCQESkip, "IORING_FEAT_EXT_ARG"},
+		{ioringFeatExtArg, "IORING_FEAT_CQE_SKIP"},
+	} {
+		var p [2]int
+		if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		syscall.Close(p[1])
+		setupSyscall = func(_ uint32, up *uringParams) (int, syscall.Errno) { up.features = tc.features; return p[0], 0 }
+		l, err := New(4)
+		if l != nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tc.lacks) {
+			t.Errorf("features %#x: New = %v, %v; want ErrUnavailable naming %s", tc.features, l, err, tc.lacks)
+		}
+		if _, err := syscall.Read(p[0], make([]byte, 1)); err != syscall.EBADF {
+			t.Errorf("features %#x: the ring's descriptor was not closed (read: %v)", tc.features, err)
+		}
+	}
 }
 
 // Many connections on one ring, waiting for several completions per

@@ -37,7 +37,8 @@ const (
 	ioringSetupSingleIssuer = 1 << 12
 	ioringSetupDeferTaskrun = 1 << 13
 
-	ioringFeatExtArg = 1 << 8
+	ioringFeatExtArg  = 1 << 8
+	ioringFeatCQESkip = 1 << 11
 
 	ioringOpSend = 26
 	ioringOpRecv = 27
@@ -179,9 +180,18 @@ func newURing(entries uint32) (*uring, error) {
 		return nil, fmt.Errorf("io_uring_setup: %w", errno)
 	}
 	r := &uring{fd: fd, mode: mode}
-	if p.features&ioringFeatExtArg == 0 {
-		r.close()
-		return nil, fmt.Errorf("%w: the kernel lacks IORING_FEAT_EXT_ARG (bounded waits, Linux 5.11)", ErrUnavailable)
+	// The loop needs bounded waits (EXT_ARG, Linux 5.11) and SENDs whose
+	// success posts nothing (CQE_SKIP, 5.17): without the latter every
+	// exchange would fail with EINVAL, which would read as a broken
+	// connection instead of a path to fall back from.
+	for _, f := range []struct {
+		bit  uint32
+		name string
+	}{{ioringFeatExtArg, "IORING_FEAT_EXT_ARG"}, {ioringFeatCQESkip, "IORING_FEAT_CQE_SKIP"}} {
+		if p.features&f.bit == 0 {
+			r.close()
+			return nil, fmt.Errorf("%w: the kernel lacks %s", ErrUnavailable, f.name)
+		}
 	}
 	sqSize := int(p.sqOff.array + p.sqEntries*4)
 	cqSize := int(p.cqOff.cqes + p.cqEntries*uint32(unsafe.Sizeof(cqe{})))
