@@ -31,6 +31,7 @@
 // and Close waits for canceled exchanges to be reported.
 //
 // io_uring may be missing or refused (old kernels, io_uring_disabled,
-// seccomp in containers, no IORING_FEAT_EXT_ARG): New returns an error
+// seccomp in containers, no IORING_FEAT_EXT_ARG or IORING_FEAT_CQE_SKIP):
+// New returns an error
 // wrapping ErrUnavailable, never panics, and the caller keeps another path.
 package ring
