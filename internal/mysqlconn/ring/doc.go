@@ -32,6 +32,6 @@
 //
 // io_uring may be missing or refused (old kernels, io_uring_disabled,
 // seccomp in containers, no IORING_FEAT_EXT_ARG or IORING_FEAT_CQE_SKIP):
-// New returns an error
-// wrapping ErrUnavailable, never panics, and the caller keeps another path.
+// New returns an error wrapping ErrUnavailable, never panics, and the
+// caller keeps another path.
 package ring
