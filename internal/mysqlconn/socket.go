@@ -51,6 +51,7 @@ type socket struct {
 	r, w int    // unread bytes are rbuf[r:w]
 
 	raw syscall.RawConn // the socket's raw descriptor (Write); nil: Conn's Read and Write
+	io  *rawIO          // raw reads' and writes' state (rawio.go), made at first use
 
 	// blocking: the threaded path (threads.go) made the socket blocking;
 	// reads and writes are raw system calls on fd, outside the netpoller.
@@ -60,6 +61,7 @@ type socket struct {
 	// atomic for shutdown, which other goroutines call.
 	blocking bool
 	fd       int
+	replyDue bool // a request was written since the last read (readwait.go)
 	own      atomic.Pointer[os.File]
 
 	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
@@ -249,25 +251,11 @@ func (t *socket) rawRead(b []byte) (int, error) {
 	if t.raw == nil || len(b) == 0 {
 		return t.Conn.Read(b)
 	}
-	var n int
-	var errno syscall.Errno
-	err := t.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case 0:
-				n = int(r)
-				return true
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // park in the netpoller until readable
-			default:
-				errno = e
-				return true
-			}
-		}
-	})
+	o := t.rawIO()
+	o.rb, o.rn, o.rerr = b, 0, 0
+	err := t.raw.Read(o.read)
+	n, errno := o.rn, o.rerr
+	o.rb = nil
 	if err != nil {
 		return 0, t.opErr("read", err)
 	}
@@ -309,29 +297,17 @@ func (t *socket) Write(b []byte) (int, error) {
 
 func (t *socket) rawWrite(b []byte) (int, error) {
 	if t.blocking {
+		t.replyDue = true
 		return t.blockingWrite(b)
 	}
 	if t.raw == nil {
 		return t.Conn.Write(b)
 	}
-	done := 0
-	var errno syscall.Errno
-	err := t.raw.Write(func(fd uintptr) bool {
-		for done < len(b) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
-			switch e {
-			case 0:
-				done += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	o := t.rawIO()
+	o.wb, o.wdone, o.werr = b, 0, 0
+	err := t.raw.Write(o.write)
+	done, errno := o.wdone, o.werr
+	o.wb = nil
 	if err != nil {
 		return done, t.opErr("write", err)
 	}
@@ -347,34 +323,6 @@ func (t *socket) opErr(op string, err error) error {
 	}
 	ra := t.Conn.RemoteAddr()
 	return &net.OpError{Op: op, Net: ra.Network(), Source: t.Conn.LocalAddr(), Addr: ra, Err: err}
-}
-
-// blockingRead is one read(2) on the threaded path's blocking socket. The
-// call keeps the P (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait
-// with EAGAIN, a preemption signal with EINTR, and the read yields before
-// it waits again, so a stop-the-world never waits on it for longer than
-// readTimeout.
-func (t *socket) blockingRead(b []byte) (int, error) {
-	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		switch e {
-		case 0:
-			if r == 0 {
-				return 0, io.EOF
-			}
-			return int(r), nil
-		case syscall.EINTR, syscall.EAGAIN:
-			// EINTR is mostly the runtime's preemption signal: a
-			// stop-the-world resends it every few µs, each one cuts the
-			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
-			// loop that only retried would never reach a safe point, so
-			// the whole process froze until the statement ended (a lock
-			// wait: 50 s).
-			runtime.Gosched()
-		default:
-			return 0, t.opErr("read", os.NewSyscallError("read", e))
-		}
-	}
 }
 
 // blockingWrite writes all of b with write(2) calls on the blocking socket,
