@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// textClient is a scripted client whose units are the statements of its
+// workload's text: a workload.StatementClient, so the ring path may run it.
+type textClient struct{ scriptedClient }
+
+func (c *textClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
+	c.n++
+	c.w.calls.Add(1)
+	stmt, op := c.w.text(c.id, c.n)
+	err := conn.Exec(stmt)
+	if err == nil {
+		c.tally.Reads++
+	}
+	return workload.Step{Op: op}, err
+}
+
+func (c *textClient) Statements() bool { return true }
+
+func (c *textClient) NextStatement(dst []byte) ([]byte, int, bool) {
+	c.n++
+	c.w.calls.Add(1)
+	stmt, op := c.w.text(c.id, c.n)
+	return append(dst, stmt...), op, false
+}
+
+func (c *textClient) StatementDone(_ uint64, err error) error {
+	if err == nil {
+		c.tally.Reads++
+	}
+	return err
+}
+
+func selectText(int, int) (string, int) { return "SELECT 1", 0 }
+
+// ringUsable reports whether io_uring works here (a ring can be set up).
+var ringUsable = sync.OnceValue(func() bool {
+	ok := make(chan bool)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		l, err := ring.New(1)
+		if err == nil {
+			_ = l.Close()
+		}
+		ok <- !errors.Is(err, ring.ErrUnavailable) && err == nil
+	}()
+	return <-ok
+})
+
+// onPaths runs f on the goroutine path (RingEnv=0) and on the ring path
+// (RingEnv=1), and checks that the ring path ran the load (when
+// arrive: some client reached the release) and the goroutine path did not.
+func onPaths(t *testing.T, arrive bool, f func(t *testing.T)) {
+	t.Helper()
+	for _, onRing := range []bool{false, true} {
+		name, env := "goroutines", "0"
+		if onRing {
+			name, env = "ring", "1"
+		}
+		t.Run(name, func(t *testing.T) {
+			if onRing && !ringUsable() {
+				t.Skip("io_uring unavailable here")
+			}
+			t.Setenv(RingEnv, env)
+			before := ringArrivals.Load()
+			f(t)
+			took := ringArrivals.Load() - before
+			switch {
+			case onRing && arrive && took == 0:
+				t.Error("no client ran on the ring path")
+			case !onRing && took != 0:
+				t.Errorf("%d clients ran on the ring path with %s=0", took, RingEnv)
+			}
+		})
+	}
+}
