@@ -55,6 +55,8 @@ type scripted struct {
 	// of client id is the statement text(id, n) of op, sent by Next on the
 	// goroutine path or by the ring path (ringpath_test.go).
 	text   func(id, n int) (stmt string, op int)
+	// plainNext: with text, the clients answer Statements() false.
+	plainNext bool
 	begins atomic.Int64
 	ends   atomic.Int64
 	fails  atomic.Int64 // units next failed (failing)

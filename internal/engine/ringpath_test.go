@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -26,7 +28,7 @@ func (c *textClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	return workload.Step{Op: op}, err
 }
 
-func (c *textClient) Statements() bool { return true }
+func (c *textClient) Statements() bool { return !c.w.plainNext }
 
 func (c *textClient) NextStatement(dst []byte) ([]byte, int, bool) {
 	c.n++
@@ -82,6 +84,49 @@ func onPaths(t *testing.T, arrive bool, f func(t *testing.T)) {
 				t.Error("no client ran on the ring path")
 			case !onRing && took != 0:
 				t.Errorf("%d clients ran on the ring path with %s=0", took, RingEnv)
+			}
+		})
+	}
+}
+
+// TestRingFallbacks: a load the ring path cannot take runs on the
+// goroutine path with GOSLAP_RING=1 and the same counts: io_uring
+// refused, a workload without statement texts, clients that give none.
+func TestRingFallbacks(t *testing.T) {
+	if !ringUsable() {
+		t.Skip("io_uring unavailable here")
+	}
+	for _, tc := range []struct {
+		name        string
+		w           *scripted
+		unavailable bool
+	}{
+		{"io_uring refused", &scripted{text: selectText}, true},
+		{"no StatementClient", &scripted{}, false},
+		{"Statements false", &scripted{text: selectText, plainNext: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(RingEnv, "1")
+			if tc.unavailable {
+				newRing = func(int) (*ring.Loop, error) { return nil, ring.ErrUnavailable }
+				defer func() { newRing = ring.New }()
+			}
+			p, s := fakePlan(t, tc.w, 3, nil, mysqlfake.Options{})
+			p.PerClientEvents = func(int) uint64 { return 30 }
+			before := ringArrivals.Load()
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTotals(t, b)
+			if got := ringArrivals.Load() - before; got != 0 {
+				t.Errorf("%d clients on the ring", got)
+			}
+			if sent := len(queriesByConn(s.Log(), "SELECT 1")); b.Events != 90 || sent != 3 {
+				t.Errorf("events %d over %d connections %v", b.Events, sent, b.Clients)
+			}
+			if tc.w.ends.Load() != 3 {
+				t.Errorf("%d End calls", tc.w.ends.Load())
 			}
 		})
 	}
