@@ -54,13 +54,13 @@ type scripted struct {
 	// text, when set, makes the clients workload.StatementClients: unit n
 	// of client id is the statement text(id, n) of op, sent by Next on the
 	// goroutine path or by the ring path (ringpath_test.go).
-	text   func(id, n int) (stmt string, op int)
+	text func(id, n int) (stmt string, op int)
 	// plainNext: with text, the clients answer Statements() false.
 	plainNext bool
-	begins atomic.Int64
-	ends   atomic.Int64
-	fails  atomic.Int64 // units next failed (failing)
-	calls  atomic.Int64 // Next calls
+	begins    atomic.Int64
+	ends      atomic.Int64
+	fails     atomic.Int64 // units next failed (failing)
+	calls     atomic.Int64 // Next calls
 }
 
 func (w *scripted) Ops() []string                                                  { return w.ops }
