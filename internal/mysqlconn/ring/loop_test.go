@@ -255,9 +255,9 @@ func TestLoop(t *testing.T) {
 		},
 		{
 			name: "a reply the parser refuses", conns: 1, stmts: 3,
-			script: func(int) reply { return reply{bytes: okMore} },
+			script: func(int) reply { return reply{bytes: pkt(1, 0xfb, 'f')} },
 			want: func(int, int) (uint64, string) {
-				return 0, "ring: reply: a reply with more than one result (not supported)"
+				return 0, "ring: reply: LOCAL INFILE request (not supported)"
 			},
 			count: func(int) int { return 1 },
 		},

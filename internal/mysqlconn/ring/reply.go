@@ -24,7 +24,7 @@ func AppendQuery(dst []byte, q string) []byte {
 }
 
 // ProtocolError is a reply the parser cannot follow (malformed, 16 MB or
-// more, a second result, a LOCAL INFILE request): the connection's stream
+// more, a LOCAL INFILE request): the connection's stream
 // is out of step and the connection is unusable.
 type ProtocolError struct{ Msg string }
 
@@ -34,8 +34,10 @@ func protoErr(format string, args ...any) error {
 	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Parser follows one statement's text-protocol reply across partial reads:
-// an OK packet, an ERR packet, or a result set (column count, column
+// Parser follows one statement's text-protocol reply across partial reads
+// (a CALL's several results one after the other, as the driver's Exec
+// reads them, the first ERR ending it): an OK packet, an ERR packet, or a
+// result set (column count, column
 // definitions, an EOF unless CLIENT_DEPRECATE_EOF was agreed, rows, then
 // an EOF or, with CLIENT_DEPRECATE_EOF, an OK packet with the 0xFE header).
 type Parser struct {
@@ -58,10 +60,12 @@ const (
 // Reset readies the parser for the next statement's reply.
 func (p *Parser) Reset() { p.state, p.colsLeft, p.rows, p.affected = stFirst, 0, 0, 0 }
 
-// Rows is the number of rows of a finished result set (0 after an OK).
+// Rows is the number of rows of a finished reply, summed over its results
+// (a CALL's result sets; 0 after an OK).
 func (p *Parser) Rows() uint64 { return p.rows }
 
-// Affected is a finished OK reply's affected rows (0 after a result set).
+// Affected is a finished reply's affected rows, summed over its OK
+// packets (0 after a result set).
 func (p *Parser) Affected() uint64 { return p.affected }
 
 // Feed consumes the complete packets at the start of b. It returns how
@@ -88,8 +92,11 @@ func (p *Parser) Feed(b []byte) (n int, done bool, err error) {
 		case stFirst:
 			switch pkt[0] {
 			case 0x00:
-				affected, err := checkOK(pkt)
-				p.affected = affected
+				affected, more, err := checkOK(pkt)
+				p.affected += affected
+				if more && err == nil {
+					continue // the next result's first packet
+				}
 				return n, err == nil, err
 			case 0xff:
 				return n, false, parseErr(pkt)
@@ -125,13 +132,18 @@ func (p *Parser) Feed(b []byte) (n int, done bool, err error) {
 					return n, false, protoErr("short EOF packet % x", pkt)
 				}
 				if binary.LittleEndian.Uint16(pkt[3:])&statusMoreResults != 0 {
-					return n, false, protoErr("a reply with more than one result (not supported)")
+					p.state = stFirst
+					continue
 				}
 				return n, true, nil
 			case pkt[0] == 0xfe && p.DeprecateEOF:
 				// A row whose first value has an 8-byte length would be
 				// 16 MB or more, which is refused above.
-				_, err := checkOK(pkt)
+				_, more, err := checkOK(pkt)
+				if more && err == nil {
+					p.state = stFirst
+					continue
+				}
 				return n, err == nil, err
 			}
 			p.rows++
@@ -140,15 +152,14 @@ func (p *Parser) Feed(b []byte) (n int, done bool, err error) {
 	return n, false, nil
 }
 
-// checkOK checks an OK packet (header 0x00 or 0xFE), refuses one that
-// announces more results, and returns its affected rows.
-func checkOK(pkt []byte) (uint64, error) {
+// checkOK checks an OK packet (header 0x00 or 0xFE) and returns its
+// affected rows and whether it announces more results.
+func checkOK(pkt []byte) (affected uint64, more bool, err error) {
 	i := 1
-	var affected uint64
 	for k := range 2 { // affected rows, last insert id
 		v, w := lenenc(pkt[i:])
 		if w == 0 {
-			return 0, protoErr("malformed OK packet % x", pkt)
+			return 0, false, protoErr("malformed OK packet % x", pkt)
 		}
 		if k == 0 {
 			affected = v
@@ -156,12 +167,9 @@ func checkOK(pkt []byte) (uint64, error) {
 		i += w
 	}
 	if len(pkt) < i+2 {
-		return 0, protoErr("malformed OK packet % x", pkt)
+		return 0, false, protoErr("malformed OK packet % x", pkt)
 	}
-	if binary.LittleEndian.Uint16(pkt[i:])&statusMoreResults != 0 {
-		return 0, protoErr("a reply with more than one result (not supported)")
-	}
-	return affected, nil
+	return affected, binary.LittleEndian.Uint16(pkt[i:])&statusMoreResults != 0, nil
 }
 
 // parseErr is an ERR packet's error (protocol 4.1: code, '#', SQL state),
