@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
@@ -130,4 +131,40 @@ func TestRingFallbacks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFakeWarmupAndIntervals: on both paths a warm-up's units reach the
+// server but neither the counts nor the tally, and the measured load's
+// intervals are reported from the units as they end.
+func TestFakeWarmupAndIntervals(t *testing.T) {
+	onPaths(t, true, func(t *testing.T) {
+		w := &scripted{text: selectText}
+		p, s := fakePlan(t, w, 2, nil, mysqlfake.Options{Delay: time.Millisecond})
+		p.Duration, p.Warmup, p.ReportInterval = 400*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond
+		b, err := Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, b)
+		var sent uint64
+		for _, n := range queriesByConn(s.Log(), "SELECT 1") {
+			sent += uint64(n)
+		}
+		if b.StoppedBy != "time" || b.Events == 0 || sent < b.Events+50 {
+			t.Errorf("stopped by %q, %d events, %d statements sent: want the warm-up's on top", b.StoppedBy, b.Events, sent)
+		}
+		if b.Tally.Reads != b.Events {
+			t.Errorf("tally %d reads for %d events: the warm-up's are not taken off", b.Tally.Reads, b.Events)
+		}
+		var inIntervals uint64
+		for _, iv := range b.Intervals {
+			if iv.Events == 0 {
+				t.Errorf("an interval without events: %+v", iv)
+			}
+			inIntervals += iv.Events
+		}
+		if len(b.Intervals) < 3 || inIntervals > b.Events || inIntervals < b.Events/2 {
+			t.Errorf("%d intervals with %d events of %d", len(b.Intervals), inIntervals, b.Events)
+		}
+	})
 }
