@@ -3,10 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"io"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
@@ -167,4 +171,35 @@ func TestFakeWarmupAndIntervals(t *testing.T) {
 			t.Errorf("%d intervals with %d events of %d", len(b.Intervals), inIntervals, b.Events)
 		}
 	})
+}
+
+// TestWireError: a broken exchange is worded as the driver path words it
+// (mysqlconn's connection failures), the server's ERR passes as it is.
+func TestWireError(t *testing.T) {
+	serverErr := &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		code uint16
+		msg  string
+	}{
+		{"none", nil, 0, ""},
+		{"server's ERR", serverErr, 1213, "Deadlock found"},
+		{"send failed", &ring.ConnError{Op: "send", Err: syscall.EPIPE}, 2006, "Server has gone away"},
+		{"server closed", &ring.ConnError{Op: "recv", Err: io.ErrUnexpectedEOF}, 2013, "Lost connection to server during query"},
+		{"canceled", &ring.ConnError{Op: "recv", Err: ring.ErrCanceled}, 2013, "Lost connection to server during query"},
+		{"unfollowable reply", &ring.ConnError{Op: "reply", Err: &ring.ProtocolError{Msg: "x"}}, 2013, "Lost connection to server during query"},
+	} {
+		got := wireError(tc.err)
+		if tc.err == nil {
+			if got != nil {
+				t.Errorf("%s: %v", tc.name, got)
+			}
+			continue
+		}
+		code, msg, _ := classify(got)
+		if code != tc.code || msg != tc.msg {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, code, msg, tc.code, tc.msg)
+		}
+	}
 }
