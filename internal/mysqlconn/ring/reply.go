@@ -103,11 +103,21 @@ func (p *Parser) Feed(b []byte) (n int, done bool, err error) {
 			case 0xfb:
 				return n, false, protoErr("LOCAL INFILE request (not supported)")
 			}
+			// With MariaDB's MARIADB_CLIENT_CACHE_METADATA, which the
+			// driver asks for, one more byte follows the count: 1 when
+			// the column definitions follow, 0 when the server left them
+			// out (then only the EOF after them, if any, is sent).
 			cols, w := lenenc(pkt)
-			if w == 0 || w != len(pkt) || cols == 0 {
+			if w == 0 || len(pkt) > w+1 || cols == 0 {
 				return n, false, protoErr("malformed column count packet % x", pkt)
 			}
 			p.colsLeft, p.state = cols, stColumns
+			if len(pkt) == w+1 && pkt[w] == 0 {
+				p.colsLeft, p.state = 0, stRows
+				if !p.DeprecateEOF {
+					p.state = stColumnsEOF
+				}
+			}
 		case stColumns:
 			if pkt[0] == 0xff {
 				return n, false, parseErr(pkt)

@@ -23,6 +23,8 @@ var (
 	okMore      = pkt(1, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00) // OK announcing more results
 	errPkt      = pkt(1, append([]byte{0xff, 0x7a, 0x04, '#', '4', '2', 'S', '0', '2'}, "Table 'x.t1' doesn't exist"...)...)
 	colCount2   = pkt(1, 0x02)
+	colCount2MD = pkt(1, 0x02, 0x01)                     // MariaDB's cached metadata: the definitions follow
+	colCount2NM = pkt(1, 0x02, 0x00)                     // MariaDB's cached metadata: no definitions
 	colDef      = pkt(2, append([]byte{3}, "def"...)...) // contents are skipped
 	eofPkt      = pkt(5, 0xfe, 0x00, 0x00, 0x02, 0x00)
 	eofMore     = pkt(5, 0xfe, 0x00, 0x00, 0x0a, 0x00) // SERVER_MORE_RESULTS_EXISTS
@@ -53,6 +55,11 @@ func TestParser(t *testing.T) {
 		{name: "result set with EOFs, no row", reply: cat(colCount2, colDef, colDef, eofPkt, eofPkt)},
 		{name: "result set with EOFs, two rows", reply: cat(colCount2, colDef, colDef, eofPkt, row, rowNull, eofPkt), rows: 2},
 		{name: "result set without EOF, one row", deprecateEOF: true, reply: oneRow, rows: 1},
+		{name: "metadata flag: definitions follow", deprecateEOF: true, reply: cat(colCount2MD, colDef, colDef, row, okEndOfRows), rows: 1},
+		{name: "metadata flag: definitions follow, EOFs", reply: cat(colCount2MD, colDef, colDef, eofPkt, row, row, eofPkt), rows: 2},
+		{name: "metadata flag: no definitions", deprecateEOF: true, reply: cat(colCount2NM, row, okEndOfRows), rows: 1},
+		{name: "metadata flag: no definitions, EOFs", reply: cat(colCount2NM, eofPkt, row, eofPkt), rows: 1},
+		{name: "column count with two bytes more", reply: cat(pkt(1, 0x02, 0x01, 0x00)), err: "malformed column count", protocol: true},
 		{name: "result set without EOF, no row", deprecateEOF: true, reply: cat(colCount2, colDef, colDef, okEndOfRows)},
 		{name: "result set without EOF, OK with info", deprecateEOF: true, reply: cat(colCount2, colDef, colDef, row, okEndInfo), rows: 1},
 		{name: "result set without EOF, three rows", deprecateEOF: true, reply: cat(colCount2, colDef, colDef, row, rowNull, row, okEndOfRows), rows: 3},
