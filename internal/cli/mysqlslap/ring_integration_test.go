@@ -35,7 +35,7 @@ func TestRingPathMatchesGoroutines(t *testing.T) {
 			dropAfter(t, db, o.CreateSchema)
 		} else {
 			o.AutoGenerateSQL = true
-			o.LoadType = "key"
+			o.LoadType, o.AddAutoIncrement = "key", true
 		}
 		sel0, ins0 := status(t, db, "Com_select"), status(t, db, "Com_insert")
 		ring0 := engine.RingClients()
