@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
 )
 
 // The probe's event loops: T locked OS threads, each driving its share of
@@ -16,10 +18,12 @@ import (
 // on epoll with non-blocking sockets (one epoll_wait per batch, but a read
 // and a write system call per statement).
 
-// conn is one connection's state in a loop.
+// conn is one connection's state in a loop. The io_uring loop keeps its
+// receive buffer and parser in the ring package's Conn; the epoll loop
+// uses buf, have and parser.
 type conn struct {
 	fd     int
-	parser replyParser
+	parser ring.Parser
 	buf    []byte
 	have   int // bytes in buf not yet consumed by the parser
 	left   int // statements still to send
@@ -29,7 +33,7 @@ type conn struct {
 // the statement's reply is complete and checks it (one row, nothing after).
 func (c *conn) onData(n int) (bool, error) {
 	c.have += n
-	used, done, err := c.parser.feed(c.buf[:c.have])
+	used, done, err := c.parser.Feed(c.buf[:c.have])
 	if err != nil {
 		return false, err
 	}
@@ -43,13 +47,13 @@ func (c *conn) onData(n int) (bool, error) {
 		}
 		return false, nil
 	}
-	if c.parser.rows != 1 {
-		return false, fmt.Errorf("a reply had %d rows, want 1", c.parser.rows)
+	if c.parser.Rows() != 1 {
+		return false, fmt.Errorf("a reply had %d rows, want 1", c.parser.Rows())
 	}
 	if c.have != 0 {
 		return false, fmt.Errorf("%d unexpected bytes after a reply", c.have)
 	}
-	c.parser.reset()
+	c.parser.Reset()
 	return true, nil
 }
 
@@ -133,7 +137,7 @@ func runThread(cfg loopConfig, n int) (queries, waits int, mode string, err erro
 		if err != nil {
 			return 0, 0, "", err
 		}
-		c.parser.deprecateEOF = deprecate
+		c.parser.DeprecateEOF = deprecate
 	}
 	if cfg.perClient == 0 {
 		return 0, 0, "", nil
@@ -148,83 +152,60 @@ func runThread(cfg loopConfig, n int) (queries, waits int, mode string, err erro
 	return 0, 0, "", fmt.Errorf("unknown loop %q", cfg.kind)
 }
 
-const (
-	ioSQECQESkipSuccess = 1 << 6
-	msgWaitAll          = 0x100
-)
+// uringWait bounds one io_uring_enter's wait; the child's watchdog ends a
+// run that makes no progress.
+const uringWait = time.Second
 
 // uringLoop: every connection has its statement's send and the receive of
-// its reply in the ring; each io_uring_enter submits what the last batch of
-// completions prepared and waits for the next batch.
+// its reply in the ring (internal/mysqlconn/ring); each io_uring_enter
+// submits what the last batch of completions prepared and waits for the
+// next batch.
 func uringLoop(cfg loopConfig, conns []*conn) (queries, waits int, mode string, err error) {
-	entries := uint32(8)
-	for entries < uint32(2*len(conns)) {
-		entries *= 2
-	}
-	r, err := newRing(entries)
+	l, err := ring.New(len(conns))
 	if err != nil {
 		return 0, 0, "", err
 	}
-	defer r.close()
-	mode = "io_uring " + r.mode
-	// The send's completion is skipped when it succeeds; MSG_WAITALL makes
-	// a short send a failure, which is always posted.
-	send := func(i int, c *conn) {
-		r.prep(ioringOpSend, c.fd, cfg.query, uint64(i)<<1)
-		e := &r.sqes[(r.sqLocalTail-1)&r.sqMask]
-		e.flags = ioSQECQESkipSuccess
-		e.opFlags = msgWaitAll
-	}
-	recv := func(i int, c *conn) { r.prep(ioringOpRecv, c.fd, c.buf[c.have:], uint64(i)<<1|1) }
-	for i, c := range conns {
-		c.left--
-		send(i, c)
-		recv(i, c)
-	}
-	inflight := len(conns)
-	handle := func(e cqe) error {
-		i := int(e.userData >> 1)
-		c := conns[i]
-		if e.userData&1 == 0 {
-			if e.res < 0 {
-				return fmt.Errorf("send: %w", syscall.Errno(-e.res))
-			}
-			return fmt.Errorf("short send: %d of %d bytes", e.res, len(cfg.query))
+	defer func() {
+		if cerr := l.Close(); cerr != nil && err == nil {
+			err = cerr
 		}
-		if e.res < 0 {
-			return fmt.Errorf("recv: %w", syscall.Errno(-e.res))
-		}
-		if e.res == 0 {
-			return errors.New("the server closed a connection")
-		}
-		done, err := c.onData(int(e.res))
+	}()
+	mode = "io_uring " + l.Mode()
+	for _, c := range conns {
+		rc, err := l.Add(c.fd, c.parser.DeprecateEOF)
 		if err != nil {
-			return err
+			return 0, 0, mode, err
 		}
-		if !done {
-			recv(i, c)
-			return nil
+		c.left--
+		if err := rc.Start(cfg.query); err != nil {
+			return 0, 0, mode, err
+		}
+	}
+	var failed error
+	done := func(rc *ring.Conn, r ring.Result) {
+		switch {
+		case failed != nil:
+			return
+		case r.Err != nil:
+			failed = r.Err
+			return
+		case r.Rows != 1:
+			failed = fmt.Errorf("a reply had %d rows, want 1", r.Rows)
+			return
 		}
 		queries++
-		if c.left > 0 {
+		if c := conns[rc.ID()]; c.left > 0 {
 			c.left--
-			send(i, c)
-			recv(i, c)
-		} else {
-			inflight--
+			failed = rc.Start(cfg.query)
 		}
-		return nil
 	}
-	for inflight > 0 {
+	for l.Busy() > 0 && failed == nil {
 		waits++
-		if err := r.submitAndWait(uint32(max(1, min(cfg.minComplete, inflight)))); err != nil {
-			return queries, waits, mode, err
-		}
-		if err := r.reap(handle); err != nil {
+		if err := l.Poll(cfg.minComplete, uringWait, done); err != nil {
 			return queries, waits, mode, err
 		}
 	}
-	return queries, waits, mode, nil
+	return queries, waits, mode, failed
 }
 
 // epollLoop: non-blocking sockets on one epoll instance per thread; a

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/goslap/goslap/bench/host"
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
 	"github.com/goslap/goslap/internal/sandbox"
 )
 
@@ -80,7 +81,7 @@ func main() {
 		n, err := strconv.Atoi(*clients)
 		check(err)
 		os.Exit(runChild(loopConfig{kind: *child, socket: *socket, db: schema, clients: n, threads: *threads,
-			perClient: *queries / n, query: queryPacket(query), deprecateEOF: *deprEOF, minComplete: *minComp}, *timeout))
+			perClient: *queries / n, query: ring.AppendQuery(nil, query), deprecateEOF: *deprEOF, minComplete: *minComp}, *timeout))
 	}
 
 	var counts []int

@@ -44,6 +44,8 @@ type client struct {
 	// off the results (sysbench resets its counters after a warm-up).
 	warmTally workload.Tally
 
+	ringState // the ring path's link (ringpath.go); zero on loop
+
 	iv snapshot
 	_  [64]byte // keep the next client's hot fields off this cache line
 }
@@ -103,10 +105,15 @@ func (c *client) run(ready *sync.WaitGroup, release <-chan struct{}, looped *syn
 		<-release
 	}
 	if !ok || r.stopped.Load() {
+		c.ringGone()
 		r.running.Add(-1)
 		return
 	}
-	c.loop()
+	if c.rt != nil {
+		c.onRing()
+	} else {
+		c.loop()
+	}
 	r.running.Add(-1)
 }
 
@@ -151,12 +158,9 @@ func (c *client) nextDue(prev time.Time) time.Time {
 func (c *client) loop() {
 	r := c.r
 	var (
-		measureFrom = r.measureFrom
-		deadline    = r.deadline
-		timed       = !deadline.IsZero()
-		quota       = r.p.Events > 0
-		intervals   = r.p.ReportInterval > 0
-		due         time.Time
+		deadline = r.deadline
+		timed    = !deadline.IsZero()
+		due      time.Time
 	)
 	// restart is the start of a unit being restarted after an ignored
 	// error: a unit is timed from its first attempt (sysbench's event
@@ -179,20 +183,9 @@ func (c *client) loop() {
 		if !restart.IsZero() {
 			t0 = restart
 		}
-		// A restarted unit keeps its first attempt's claim: credit and
-		// events only change when a unit succeeds.
-		measured := !t0.Before(measureFrom)
-		if measured {
-			if c.limit != 0 && c.events >= c.limit {
-				r.setReason(&endedByEvents)
-				return
-			}
-			if quota && c.credit == 0 {
-				if c.credit = r.quota.claim(); c.credit == 0 {
-					r.setReason(&endedByEvents)
-					return
-				}
-			}
+		measured, ok := c.admit(t0)
+		if !ok {
+			return
 		}
 		step, err := c.wc.Next(c.conn)
 		t1 := time.Now()
@@ -217,28 +210,8 @@ func (c *client) loop() {
 		restart = time.Time{}
 		if !measured {
 			c.warmTally = c.wc.Tally()
-		}
-		if measured {
-			op := step.Op
-			if uint(op) >= uint(len(c.samples)) {
-				r.fail(&ClientError{Client: c.gid, Op: "next", Code: 0,
-					Message: "the workload reported an op id outside Ops()"})
-				return
-			}
-			d := t1.Sub(t0)
-			c.events++
-			c.busy += d
-			if quota {
-				c.credit--
-			}
-			if r.paced {
-				c.samples[op].RecordPaced(d, t1.Sub(due), t0.Sub(due))
-			} else {
-				c.samples[op].Record(d)
-			}
-			if intervals {
-				c.iv.unit(d, op, c.tally())
-			}
+		} else if !c.record(step.Op, t0, t1, due) {
+			return
 		}
 		if r.paced {
 			due = c.nextDue(due)
@@ -252,6 +225,59 @@ func (c *client) loop() {
 			return
 		}
 	}
+}
+
+// admit is the admission of a unit that starts at t0 (its first attempt's
+// start when it is restarted), shared by loop and the ring path: measured
+// or warm-up by the start time, and for a measured unit the client's
+// PerClientEvents quota and a claim on the Events quota. A restarted unit
+// keeps its first attempt's claim: credit and events only change when a
+// unit succeeds (record). False: the client has no unit left (the load's
+// end reason is set).
+func (c *client) admit(t0 time.Time) (measured, ok bool) {
+	r := c.r
+	if t0.Before(r.measureFrom) {
+		return false, true
+	}
+	if c.limit != 0 && c.events >= c.limit {
+		r.setReason(&endedByEvents)
+		return true, false
+	}
+	if c.credit == 0 && r.p.Events > 0 {
+		if c.credit = r.quota.claim(); c.credit == 0 {
+			r.setReason(&endedByEvents)
+			return true, false
+		}
+	}
+	return true, true
+}
+
+// record counts a measured unit of op that ran from t0 to t1 (due: its
+// scheduled start when paced), shared by loop and the ring path: events,
+// busy time, the claim, the op's latency and the interval snapshot. False:
+// the workload named an op outside Ops(), which fails the load.
+func (c *client) record(op int, t0, t1, due time.Time) bool {
+	r := c.r
+	if uint(op) >= uint(len(c.samples)) {
+		r.fail(&ClientError{Client: c.gid, Op: "next", Code: 0,
+			Message: "the workload reported an op id outside Ops()"})
+		return false
+	}
+	d := t1.Sub(t0)
+	c.events++
+	c.busy += d
+	if r.p.Events > 0 {
+		c.credit--
+	}
+	if r.paced {
+		c.samples[op].RecordPaced(d, t1.Sub(due), t0.Sub(due))
+	} else {
+		c.samples[op].Record(d)
+	}
+	if r.p.ReportInterval > 0 {
+		c.iv.unit(d, op, c.tally())
+	}
+	return true
 }
 
 // sleep waits d for a scheduled start; false when the load stops meanwhile.
@@ -295,9 +321,21 @@ func (c *client) redial() bool {
 // connection broke, the connection re-established and begun again. True
 // means restart the unit.
 func (c *client) failed(err error, op int, measured bool) bool {
+	restart, broken := c.tolerate(err, op, measured)
+	if !restart || !broken {
+		return restart
+	}
+	return c.reestablish(op, measured)
+}
+
+// tolerate is failed's verdict without the reconnect, which the ring path
+// leaves to the client's goroutine: restart false when the error is fatal
+// (the load fails) or the load stopped; broken when the connection must be
+// re-established (reestablish) before the unit restarts.
+func (c *client) tolerate(err error, op int, measured bool) (restart, broken bool) {
 	r := c.r
 	if r.stopped.Load() {
-		return false
+		return false, false
 	}
 	if uint(op) >= uint(len(c.samples)) {
 		op = 0
@@ -305,7 +343,7 @@ func (c *client) failed(err error, op int, measured bool) bool {
 	code, msg, broken := classify(err)
 	if !tolerated(r.p.Ignore, code, broken) {
 		r.fail(&ClientError{Client: c.gid, Op: r.ops[op], Code: code, Message: msg, Err: err})
-		return false
+		return false, false
 	}
 	if measured {
 		c.countError(op, code, msg)
@@ -314,8 +352,16 @@ func (c *client) failed(err error, op int, measured bool) bool {
 			c.iv.error()
 		}
 	}
-	if !broken {
-		return true
+	return true, broken
+}
+
+// reestablish replaces a broken connection after a tolerated error (with
+// back-off, counted as a reconnect of op when measured) and begins it
+// again; false ends the client.
+func (c *client) reestablish(op int, measured bool) bool {
+	r := c.r
+	if uint(op) >= uint(len(c.samples)) {
+		op = 0
 	}
 	c.conn.Close()
 	conn, err := r.reconnect(c)

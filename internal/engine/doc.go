@@ -48,6 +48,14 @@
 // after the warm-up; a unit restarted after an ignored error is one
 // unit, timed from its first attempt.
 //
+// Client paths: a goroutine per client on the netpoller, a locked OS
+// thread per client below mysqlconn's threshold, and, with GOSLAP_RING=1
+// for loads whose clients give their units as statement texts
+// (workload.StatementClient), the ring path: a few OS threads each
+// driving many connections on io_uring (ringpath.go). All three share the
+// admission and recording of a unit (client.admit, client.record,
+// client.tolerate), so limits, warm-up, errors and intervals agree.
+//
 // What stays off the hot path: nothing is shared between clients while a
 // unit runs except a read-mostly stop flag and, with Events, a counter
 // claimed in chunks (see quota). Latencies go to per-client sparse

@@ -48,13 +48,19 @@ func selectPlan(t testing.TB, clients int) Plan {
 // scripted is a test workload whose clients run next; it counts the
 // Begin and End calls.
 type scripted struct {
-	ops    []string
-	begin  func(id int, c *mysqlconn.Conn) error
-	next   func(id int, n int, c *mysqlconn.Conn) (workload.Step, error)
-	begins atomic.Int64
-	ends   atomic.Int64
-	fails  atomic.Int64 // units next failed (failing)
-	calls  atomic.Int64 // Next calls
+	ops   []string
+	begin func(id int, c *mysqlconn.Conn) error
+	next  func(id int, n int, c *mysqlconn.Conn) (workload.Step, error)
+	// text, when set, makes the clients workload.StatementClients: unit n
+	// of client id is the statement text(id, n) of op, sent by Next on the
+	// goroutine path or by the ring path (ringpath_test.go).
+	text func(id, n int) (stmt string, op int)
+	// plainNext: with text, the clients answer Statements() false.
+	plainNext bool
+	begins    atomic.Int64
+	ends      atomic.Int64
+	fails     atomic.Int64 // units next failed (failing)
+	calls     atomic.Int64 // Next calls
 }
 
 func (w *scripted) Ops() []string                                                  { return w.ops }
@@ -67,7 +73,12 @@ func (w *scripted) EndIteration(context.Context, *workload.Session, workload.Ite
 }
 func (w *scripted) Teardown(context.Context, *workload.Session, workload.Point) error { return nil }
 func (w *scripted) Load(workload.Iteration) (workload.Load, error)                    { return w, nil }
-func (w *scripted) Client(id int) workload.Client                                     { return &scriptedClient{w: w, id: id} }
+func (w *scripted) Client(id int) workload.Client {
+	if w.text != nil {
+		return &textClient{scriptedClient{w: w, id: id}}
+	}
+	return &scriptedClient{w: w, id: id}
+}
 
 type scriptedClient struct {
 	w     *scripted

@@ -16,7 +16,6 @@ import (
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
-	"github.com/goslap/goslap/internal/workload"
 )
 
 // fakePlan is a plan for w's clients against a fake server answering h.
@@ -68,41 +67,43 @@ func TestFakeCounts(t *testing.T) {
 		{"per client 8x10 unix", 8, 0, 10, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &scripted{}
-			p, s := fakePlan(t, w, tc.clients, nil, mysqlfake.Options{Unix: tc.unix})
-			p.Events = tc.events
-			if tc.perClient > 0 {
-				p.PerClientEvents = func(int) uint64 { return tc.perClient }
-			}
-			b, err := Run(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := tc.events
-			if tc.perClient > 0 {
-				want = tc.perClient * uint64(tc.clients)
-			}
-			checkTotals(t, b)
-			if b.Events != want || b.Tally.Reads != want || b.StoppedBy != "events" {
-				t.Errorf("events %d, reads %d, stopped by %q; want %d by events", b.Events, b.Tally.Reads, b.StoppedBy, want)
-			}
-			byConn := queriesByConn(s.Log(), "SELECT 1")
-			var sent int
-			for id, n := range byConn {
-				sent += n
-				if tc.perClient > 0 && uint64(n) != tc.perClient {
-					t.Errorf("connection %d sent %d statements, want %d", id, n, tc.perClient)
+			onPaths(t, true, func(t *testing.T) {
+				w := &scripted{text: selectText}
+				p, s := fakePlan(t, w, tc.clients, nil, mysqlfake.Options{Unix: tc.unix})
+				p.Events = tc.events
+				if tc.perClient > 0 {
+					p.PerClientEvents = func(int) uint64 { return tc.perClient }
 				}
-			}
-			if uint64(sent) != want {
-				t.Errorf("the server received %d statements, the engine counted %d", sent, want)
-			}
-			if got := s.Connects(); got != int64(tc.clients) {
-				t.Errorf("%d connections for %d clients", got, tc.clients)
-			}
-			if w.begins.Load() != int64(tc.clients) || w.ends.Load() != int64(tc.clients) {
-				t.Errorf("%d Begin, %d End for %d clients", w.begins.Load(), w.ends.Load(), tc.clients)
-			}
+				b, err := Run(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tc.events
+				if tc.perClient > 0 {
+					want = tc.perClient * uint64(tc.clients)
+				}
+				checkTotals(t, b)
+				if b.Events != want || b.Tally.Reads != want || b.StoppedBy != "events" {
+					t.Errorf("events %d, reads %d, stopped by %q; want %d by events", b.Events, b.Tally.Reads, b.StoppedBy, want)
+				}
+				byConn := queriesByConn(s.Log(), "SELECT 1")
+				var sent int
+				for id, n := range byConn {
+					sent += n
+					if tc.perClient > 0 && uint64(n) != tc.perClient {
+						t.Errorf("connection %d sent %d statements, want %d", id, n, tc.perClient)
+					}
+				}
+				if uint64(sent) != want {
+					t.Errorf("the server received %d statements, the engine counted %d", sent, want)
+				}
+				if got := s.Connects(); got != int64(tc.clients) {
+					t.Errorf("%d connections for %d clients", got, tc.clients)
+				}
+				if w.begins.Load() != int64(tc.clients) || w.ends.Load() != int64(tc.clients) {
+					t.Errorf("%d Begin, %d End for %d clients", w.begins.Load(), w.ends.Load(), tc.clients)
+				}
+			})
 		})
 	}
 }
@@ -133,99 +134,117 @@ func TestFakeErrors(t *testing.T) {
 		{"killed (1927) not ignored", mysqlfake.Err{Code: 1927, Message: "Connection was killed"}, []uint16{1213}, 1927, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := failing("FAIL")
-			const clients = 2
-			p, s := fakePlan(t, w, clients, func(q mysqlfake.Query) mysqlfake.Reply {
-				if q.SQL == "FAIL" {
-					return tc.reply
-				}
-				return nil
-			}, mysqlfake.Options{})
-			p.Events = units
-			if tc.ignore != nil {
-				p.Ignore = func(code uint16) bool {
-					for _, c := range tc.ignore {
-						if c == code {
-							return true
-						}
+			onPaths(t, true, func(t *testing.T) {
+				w := failingText("FAIL")
+				const clients = 2
+				p, s := fakePlan(t, w, clients, func(q mysqlfake.Query) mysqlfake.Reply {
+					if q.SQL == "FAIL" {
+						return tc.reply
 					}
-					return false
+					return nil
+				}, mysqlfake.Options{})
+				p.Events = units
+				if tc.ignore != nil {
+					p.Ignore = func(code uint16) bool {
+						for _, c := range tc.ignore {
+							if c == code {
+								return true
+							}
+						}
+						return false
+					}
 				}
-			}
-			b, err := Run(context.Background(), p)
-			if tc.fatal != 0 {
-				var ce *ClientError
-				if !errors.As(err, &ce) || ce.Code != tc.fatal || ce.Op != "fail" {
-					t.Fatalf("error %v, want a ClientError %d on op fail", err, tc.fatal)
+				b, err := Run(context.Background(), p)
+				if tc.fatal != 0 {
+					var ce *ClientError
+					if !errors.As(err, &ce) || ce.Code != tc.fatal || ce.Op != "fail" {
+						t.Fatalf("error %v, want a ClientError %d on op fail", err, tc.fatal)
+					}
+					if b == nil || b.StoppedBy != "error" {
+						t.Errorf("benchmark %+v", b)
+					}
+					if w.ends.Load() != clients {
+						t.Errorf("End ran %d times for %d clients", w.ends.Load(), clients)
+					}
+					return
 				}
-				if b == nil || b.StoppedBy != "error" {
-					t.Errorf("benchmark %+v", b)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if w.ends.Load() != clients {
-					t.Errorf("End ran %d times for %d clients", w.ends.Load(), clients)
+				checkTotals(t, b)
+				fails := uint64(w.fails.Load())
+				var counted uint64
+				for _, n := range b.Ops[1].Errors {
+					counted += n
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTotals(t, b)
-			fails := uint64(w.fails.Load())
-			var counted uint64
-			for _, n := range b.Ops[1].Errors {
-				counted += n
-			}
-			if b.Events != units || b.StoppedBy != "events" || b.Ops[1].Service.TotalCount() != 0 {
-				t.Errorf("events %d, stopped by %q, failing op's latencies %d", b.Events, b.StoppedBy, b.Ops[1].Service.TotalCount())
-			}
-			if fails == 0 || counted != fails || b.Tally.Retries != fails {
-				t.Errorf("errors counted %d (%v), retries %d, the workload failed %d times", counted, b.Ops[1].Errors, b.Tally.Retries, fails)
-			}
-			var reconnects uint64
-			if tc.broken {
-				reconnects = fails
-				if b.Ops[1].Errors[2013] != fails {
-					t.Errorf("a dropped connection counted as %v, want 2013", b.Ops[1].Errors)
+				if b.Events != units || b.StoppedBy != "events" || b.Ops[1].Service.TotalCount() != 0 {
+					t.Errorf("events %d, stopped by %q, failing op's latencies %d", b.Events, b.StoppedBy, b.Ops[1].Service.TotalCount())
 				}
-			}
-			if b.Ops[1].Reconnects != reconnects {
-				t.Errorf("%d reconnects, want %d", b.Ops[1].Reconnects, reconnects)
-			}
-			if got, want := s.Connects(), int64(clients)+int64(reconnects); got != want {
-				t.Errorf("%d connections made, want %d", got, want)
-			}
-			if got, want := w.begins.Load(), int64(clients)+int64(reconnects); got != want {
-				t.Errorf("%d Begin calls, want %d", got, want)
-			}
+				if fails == 0 || counted != fails || b.Tally.Retries != fails {
+					t.Errorf("errors counted %d (%v), retries %d, the workload failed %d times", counted, b.Ops[1].Errors, b.Tally.Retries, fails)
+				}
+				var reconnects uint64
+				if tc.broken {
+					reconnects = fails
+					if b.Ops[1].Errors[2013] != fails {
+						t.Errorf("a dropped connection counted as %v, want 2013", b.Ops[1].Errors)
+					}
+				}
+				if b.Ops[1].Reconnects != reconnects {
+					t.Errorf("%d reconnects, want %d", b.Ops[1].Reconnects, reconnects)
+				}
+				if got, want := s.Connects(), int64(clients)+int64(reconnects); got != want {
+					t.Errorf("%d connections made, want %d", got, want)
+				}
+				if got, want := w.begins.Load(), int64(clients)+int64(reconnects); got != want {
+					t.Errorf("%d Begin calls, want %d", got, want)
+				}
+			})
 		})
 	}
+}
+
+// failingText is failing with statement texts: every third unit of a
+// client sends stmt (op "fail").
+func failingText(stmt string) *scripted {
+	w := &scripted{ops: []string{"select", "fail"}}
+	w.text = func(_, n int) (string, int) {
+		if n%3 == 0 {
+			w.fails.Add(1)
+			return stmt, 1
+		}
+		return "SELECT 1", 0
+	}
+	return w
 }
 
 // TestFakeServerGone: every connection breaks under the clients at once
 // (a server restart); with lost connections ignored the clients reconnect
 // and finish their units.
 func TestFakeServerGone(t *testing.T) {
-	var n atomic.Int64
-	var srv atomic.Pointer[mysqlfake.Server]
-	w := &scripted{}
-	p, s := fakePlan(t, w, 4, func(q mysqlfake.Query) mysqlfake.Reply {
-		if n.Add(1) == 100 {
-			go srv.Load().BreakAll()
-			return mysqlfake.Stall{For: 50 * time.Millisecond}
+	onPaths(t, true, func(t *testing.T) {
+		var n atomic.Int64
+		var srv atomic.Pointer[mysqlfake.Server]
+		w := &scripted{text: selectText}
+		p, s := fakePlan(t, w, 4, func(q mysqlfake.Query) mysqlfake.Reply {
+			if n.Add(1) == 100 {
+				go srv.Load().BreakAll()
+				return mysqlfake.Stall{For: 50 * time.Millisecond}
+			}
+			return nil
+		}, mysqlfake.Options{})
+		srv.Store(s)
+		p.Events = 400
+		p.Ignore = func(code uint16) bool { return code == 2013 }
+		b, err := Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	}, mysqlfake.Options{})
-	srv.Store(s)
-	p.Events = 400
-	p.Ignore = func(code uint16) bool { return code == 2013 }
-	b, err := Run(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTotals(t, b)
-	if b.Events != 400 || b.StoppedBy != "events" || b.Ops[0].Reconnects == 0 || int64(b.Ops[0].Reconnects) != s.Connects()-4 {
-		t.Errorf("events %d, reconnects %d, connections %d", b.Events, b.Ops[0].Reconnects, s.Connects())
-	}
+		checkTotals(t, b)
+		if b.Events != 400 || b.StoppedBy != "events" || b.Ops[0].Reconnects == 0 || int64(b.Ops[0].Reconnects) != s.Connects()-4 {
+			t.Errorf("events %d, reconnects %d, connections %d", b.Events, b.Ops[0].Reconnects, s.Connects())
+		}
+	})
 }
 
 // TestFakeStops: a time limit ends the run by time; an interrupt ends it
@@ -247,64 +266,66 @@ func TestFakeStops(t *testing.T) {
 		{"interrupt in a long statement", 20 * time.Second, 100 * time.Millisecond, true, "interrupt", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			const clients = 3
-			w := &scripted{next: func(_ int, n int, c *mysqlconn.Conn) (workload.Step, error) {
-				if tc.stall && n > 1 {
-					return workload.Step{}, c.Exec("SELECT SLEEP(30)")
+			onPaths(t, tc.cancel != 0, func(t *testing.T) {
+				const clients = 3
+				w := &scripted{text: func(_, n int) (string, int) {
+					if tc.stall && n > 1 {
+						return "SELECT SLEEP(30)", 0
+					}
+					return "SELECT 1", 0
+				}}
+				p, s := fakePlan(t, w, clients, func(q mysqlfake.Query) mysqlfake.Reply {
+					if strings.HasPrefix(q.SQL, "SELECT SLEEP") {
+						return mysqlfake.Stall{For: 30 * time.Second}
+					}
+					return nil
+				}, mysqlfake.Options{Delay: 100 * time.Microsecond})
+				p.Duration = tc.duration
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				switch {
+				case tc.cancel == 0:
+					cancel()
+				case tc.cancel > 0:
+					time.AfterFunc(tc.cancel, cancel)
 				}
-				return workload.Step{}, c.Exec("SELECT 1")
-			}}
-			p, s := fakePlan(t, w, clients, func(q mysqlfake.Query) mysqlfake.Reply {
-				if strings.HasPrefix(q.SQL, "SELECT SLEEP") {
-					return mysqlfake.Stall{For: 30 * time.Second}
+				began := time.Now()
+				b, err := Run(ctx, p)
+				took := time.Since(began)
+				if tc.stopped == "interrupt" {
+					if !errors.Is(err, ErrInterrupted) {
+						t.Fatalf("error %v, want ErrInterrupted", err)
+					}
+				} else if err != nil {
+					t.Fatal(err)
 				}
-				return nil
-			}, mysqlfake.Options{Delay: 100 * time.Microsecond})
-			p.Duration = tc.duration
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			switch {
-			case tc.cancel == 0:
-				cancel()
-			case tc.cancel > 0:
-				time.AfterFunc(tc.cancel, cancel)
-			}
-			began := time.Now()
-			b, err := Run(ctx, p)
-			took := time.Since(began)
-			if tc.stopped == "interrupt" {
-				if !errors.Is(err, ErrInterrupted) {
-					t.Fatalf("error %v, want ErrInterrupted", err)
+				if b == nil || b.StoppedBy != tc.stopped {
+					t.Fatalf("benchmark %+v, want stopped by %q", b, tc.stopped)
 				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if b == nil || b.StoppedBy != tc.stopped {
-				t.Fatalf("benchmark %+v, want stopped by %q", b, tc.stopped)
-			}
-			checkTotals(t, b)
-			// An abort waits a grace of 1 s before it breaks the sockets.
-			if limit := tc.duration + 2*abortGrace; tc.cancel < 0 && took > limit || tc.cancel >= 0 && took > tc.cancel+2*abortGrace {
-				t.Errorf("Run took %v to stop", took)
-			}
-			if tc.cancel < 0 && took < tc.duration {
-				t.Errorf("Run ended after %v, before its time limit", took)
-			}
-			if (tc.cancel != 0) != (b.Events > 0) {
-				t.Errorf("%d events", b.Events)
-			}
-			var kills int
-			for _, q := range s.Log() {
-				if strings.HasPrefix(q.SQL, "KILL ") {
-					kills++
+				checkTotals(t, b)
+				// An abort waits a grace of 1 s before it breaks the sockets.
+				if limit := tc.duration + 2*abortGrace; tc.cancel < 0 && took > limit || tc.cancel >= 0 && took > tc.cancel+2*abortGrace {
+					t.Errorf("Run took %v to stop", took)
 				}
-			}
-			if tc.killed && kills != clients || !tc.killed && kills != 0 {
-				t.Errorf("%d KILLs sent, stalled clients %d", kills, clients)
-			}
-			if w.ends.Load() != w.begins.Load() {
-				t.Errorf("%d End for %d Begin calls", w.ends.Load(), w.begins.Load())
-			}
+				if tc.cancel < 0 && took < tc.duration {
+					t.Errorf("Run ended after %v, before its time limit", took)
+				}
+				if (tc.cancel != 0) != (b.Events > 0) {
+					t.Errorf("%d events", b.Events)
+				}
+				var kills int
+				for _, q := range s.Log() {
+					if strings.HasPrefix(q.SQL, "KILL ") {
+						kills++
+					}
+				}
+				if tc.killed && kills != clients || !tc.killed && kills != 0 {
+					t.Errorf("%d KILLs sent, stalled clients %d", kills, clients)
+				}
+				if w.ends.Load() != w.begins.Load() {
+					t.Errorf("%d End for %d Begin calls", w.ends.Load(), w.begins.Load())
+				}
+			})
 		})
 	}
 }
@@ -313,27 +334,29 @@ func TestFakeStops(t *testing.T) {
 // latency is at least 1 ms (the histograms are in µs), the percentiles
 // too, and the service time adds up.
 func TestFakeLatencyRecorded(t *testing.T) {
-	for _, delay := range []time.Duration{time.Millisecond, 3 * time.Millisecond} {
-		w := &scripted{}
-		p, _ := fakePlan(t, w, 2, nil, mysqlfake.Options{Delay: delay})
-		p.Events = 40
-		b, err := Run(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.StoppedBy != "events" {
-			t.Errorf("stopped by %q", b.StoppedBy)
-		}
-		h := b.Ops[0].Service
-		us := delay.Microseconds()
-		if h.TotalCount() != 40 || h.Min() < us || h.ValueAtQuantile(50) < us || h.ValueAtQuantile(95) < us {
-			t.Errorf("delay %v: %d latencies, min %d µs, p50 %d µs, p95 %d µs; want all >= %d µs",
-				delay, h.TotalCount(), h.Min(), h.ValueAtQuantile(50), h.ValueAtQuantile(95), us)
-		}
-		for i, c := range b.Clients {
-			if c.Busy < time.Duration(c.Events)*delay {
-				t.Errorf("delay %v: client %d busy %v for %d units", delay, i, c.Busy, c.Events)
+	onPaths(t, true, func(t *testing.T) {
+		for _, delay := range []time.Duration{time.Millisecond, 3 * time.Millisecond} {
+			w := &scripted{text: selectText}
+			p, _ := fakePlan(t, w, 2, nil, mysqlfake.Options{Delay: delay})
+			p.Events = 40
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.StoppedBy != "events" {
+				t.Errorf("stopped by %q", b.StoppedBy)
+			}
+			h := b.Ops[0].Service
+			us := delay.Microseconds()
+			if h.TotalCount() != 40 || h.Min() < us || h.ValueAtQuantile(50) < us || h.ValueAtQuantile(95) < us {
+				t.Errorf("delay %v: %d latencies, min %d µs, p50 %d µs, p95 %d µs; want all >= %d µs",
+					delay, h.TotalCount(), h.Min(), h.ValueAtQuantile(50), h.ValueAtQuantile(95), us)
+			}
+			for i, c := range b.Clients {
+				if c.Busy < time.Duration(c.Events)*delay {
+					t.Errorf("delay %v: client %d busy %v for %d units", delay, i, c.Busy, c.Events)
+				}
 			}
 		}
-	}
+	})
 }

@@ -80,6 +80,9 @@ type run struct {
 
 	dials   chan struct{}      // one token per connect in flight
 	threads *mysqlconn.Threads // the clients' path: thread per client or netpoller
+	// ringsDone: the ring threads (ringpath.go) have ended, once every
+	// client has left them.
+	ringsDone sync.WaitGroup
 }
 
 // Run runs one iteration of p's workload and returns its measurements.
@@ -130,6 +133,12 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	below := -1
 	if p.ThreadPerClientBelow != nil {
 		below = *p.ThreadPerClientBelow
+	}
+	if r.ringWanted() && r.startRings() {
+		// The clients' goroutines only connect, begin and end.
+		below = 0
+		// After every client's goroutine: the last leaves the rings.
+		defer r.ringsDone.Wait()
 	}
 	r.threads = p.Connector.StartThreads(p.Clients, below)
 	defer r.threads.Stop()

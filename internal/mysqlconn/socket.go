@@ -68,6 +68,10 @@ type socket struct {
 	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a
 	// TLS-enabled configuration runs this connection over TLS.
 	offersTLS bool
+	// offersDeprecateEOF: the greeting announced CLIENT_DEPRECATE_EOF,
+	// which the driver always asks for, so the handshake agreed it
+	// (handover.go).
+	offersDeprecateEOF bool
 
 	// plain: the driver's packets reach Write as they are (no TLS, no
 	// compression), so Write may rewrite an execute (bound.go). bound: the
@@ -177,6 +181,7 @@ func (t *socket) readGreeting() error {
 	t.greeting = p
 	t.id.Store(handshakeConnID(p))
 	t.offersTLS = handshakeOffersTLS(p)
+	t.offersDeprecateEOF = handshakeOffersDeprecateEOF(p)
 	return nil
 }
 

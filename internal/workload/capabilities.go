@@ -23,3 +23,28 @@ type Scaler interface {
 type StopDefaulter interface {
 	StopDefaults() (events int64, seconds float64)
 }
+
+// StatementClient is the capability of a Client whose units are each one
+// statement text with nothing to do on its reply but count it: the engine
+// may send the statements itself, many clients per OS thread on io_uring,
+// instead of calling Next (docs/architecture.md, "The ring path";
+// mysqlslap's statement lists have it). Begin and End still run on the
+// client's connection.
+type StatementClient interface {
+	Client
+	// Statements reports whether every unit from now on is one plain
+	// statement; false keeps the client on Next (mysqlslap's --commit,
+	// --detach, --verbose echo). Asked once, after Begin.
+	Statements() bool
+	// NextStatement appends the next unit's statement text to dst (as
+	// append does: the caller may have put a packet header first) and says
+	// its op (an index into Ops); skip: the unit sends nothing (dst comes
+	// back as it was) and is done, as Next would have done it. The caller
+	// leaves the appended text unchanged until StatementDone.
+	NextStatement(dst []byte) (out []byte, op int, skip bool)
+	// StatementDone is the outcome of the statement NextStatement gave
+	// last: err nil, the server's *mysql.MySQLError, or a connection
+	// error. It counts what Next would have counted and returns the error
+	// Next would have returned.
+	StatementDone(rows uint64, err error) error
+}

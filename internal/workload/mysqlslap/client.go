@@ -158,6 +158,10 @@ type client struct {
 	detachFirst, redialing bool
 	connected              bool
 	tally                  workload.Tally
+
+	// sent is the text NextStatement gave last, in the caller's buffer,
+	// until StatementDone.
+	sent []byte
 }
 
 func (c *client) Begin(conn *mysqlconn.Conn) error {
@@ -196,36 +200,8 @@ func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	if c.n == 0 {
 		return workload.Step{Op: OpNone}, nil
 	}
-	pos := c.pos
-	if c.pos++; c.pos == c.n {
-		c.pos = 0
-	}
-	var text string
-	var keyed bool
-	if c.cursor != nil {
-		// The cursor's position is pos: it goes through the list in order
-		// and wraps with it.
-		c.queryBuf, keyed = c.cursor.Next(c.queryBuf[:0])
-		text = unsafe.String(unsafe.SliceData(c.queryBuf), len(c.queryBuf))
-	} else {
-		text, keyed = c.l.texts[pos], c.l.keyed[pos]
-	}
-	step := workload.Step{Op: OpQuery}
-	switch {
-	case keyed && len(c.keys) == 0:
-		step.Op = OpNone
-	case keyed:
-		c.keyBuf = append(c.keyBuf[:0], text...)
-		c.keyBuf = append(c.keyBuf, " '"...)
-		c.keyBuf = append(c.keyBuf, c.keys[c.rng.IntN(len(c.keys))]...)
-		c.keyBuf = append(c.keyBuf, '\'')
-		// The driver copies the text into its packet buffer and keeps no
-		// reference, so the reused buffer is sent without a copy.
-		text = unsafe.String(unsafe.SliceData(c.keyBuf), len(c.keyBuf))
-	case c.tmpl != nil && c.tmpl[pos] != nil:
-		c.tmplBuf = c.tmpl[pos].Append(c.tmplBuf[:0], c.tmplRand)
-		text = unsafe.String(unsafe.SliceData(c.tmplBuf), len(c.tmplBuf))
-	}
+	text, op := c.choose()
+	step := workload.Step{Op: op}
 	if step.Op == OpQuery {
 		if c.echo != nil {
 			c.echo(text + ";")
@@ -247,6 +223,75 @@ func (c *client) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 		step.Reconnect, c.redialing = true, true
 	}
 	return step, nil
+}
+
+// choose advances to the next statement of the list and returns its text
+// (it may alias the client's buffers until the next choice) and op: OpNone
+// for a key statement with no key to choose.
+func (c *client) choose() (string, int) {
+	pos := c.pos
+	if c.pos++; c.pos == c.n {
+		c.pos = 0
+	}
+	var text string
+	var keyed bool
+	if c.cursor != nil {
+		// The cursor's position is pos: it goes through the list in order
+		// and wraps with it.
+		c.queryBuf, keyed = c.cursor.Next(c.queryBuf[:0])
+		text = unsafe.String(unsafe.SliceData(c.queryBuf), len(c.queryBuf))
+	} else {
+		text, keyed = c.l.texts[pos], c.l.keyed[pos]
+	}
+	switch {
+	case keyed && len(c.keys) == 0:
+		return text, OpNone
+	case keyed:
+		c.keyBuf = append(c.keyBuf[:0], text...)
+		c.keyBuf = append(c.keyBuf, " '"...)
+		c.keyBuf = append(c.keyBuf, c.keys[c.rng.IntN(len(c.keys))]...)
+		c.keyBuf = append(c.keyBuf, '\'')
+		// The driver copies the text into its packet buffer and keeps no
+		// reference, so the reused buffer is sent without a copy.
+		text = unsafe.String(unsafe.SliceData(c.keyBuf), len(c.keyBuf))
+	case c.tmpl != nil && c.tmpl[pos] != nil:
+		c.tmplBuf = c.tmpl[pos].Append(c.tmplBuf[:0], c.tmplRand)
+		text = unsafe.String(unsafe.SliceData(c.tmplBuf), len(c.tmplBuf))
+	}
+	return text, OpQuery
+}
+
+// Statements (workload.StatementClient): without --commit, --detach and
+// the echo of --verbose, every unit is one statement of the list.
+func (c *client) Statements() bool {
+	return c.commit == 0 && c.detach == 0 && c.echo == nil
+}
+
+// NextStatement (workload.StatementClient) is Next's statement, not sent.
+func (c *client) NextStatement(dst []byte) ([]byte, int, bool) {
+	if c.n == 0 {
+		return dst, OpNone, true
+	}
+	text, op := c.choose()
+	if op != OpQuery {
+		return dst, op, true
+	}
+	start := len(dst)
+	dst = append(dst, text...)
+	c.sent = dst[start:]
+	return dst, op, false
+}
+
+// StatementDone (workload.StatementClient) counts the statement
+// NextStatement gave, or words its error as Next does.
+func (c *client) StatementDone(_ uint64, err error) error {
+	sent := c.sent
+	c.sent = nil
+	if err != nil {
+		return &StatementError{Text: string(sent), Err: err}
+	}
+	c.tally.Other++
+	return nil
 }
 
 func (c *client) End(conn *mysqlconn.Conn) error {

@@ -1,0 +1,440 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// The ring path (docs/architecture.md, "The ring path"; issue 28): the
+// statements of clients whose units are plain statements
+// (workload.StatementClient) are sent by a few locked OS threads, each
+// driving its share of the connections on one io_uring (ring.Loop), instead
+// of one goroutine per client parked in the netpoller per reply.
+//
+// A client's goroutine still connects, begins, ends and closes, and
+// reconnects after a broken connection (a ring thread never dials: one
+// dial would stall every connection of its ring). In between it hands its
+// connection's descriptor (mysqlconn.Conn.Handover) to its ring thread
+// through the thread's inbox and waits on its back channel. The ring
+// thread runs the client's units with the admission and recording loop
+// uses (client.admit, client.record, client.tolerate), so quotas, warm-up,
+// intervals, error counts and end reasons cannot differ between the paths.
+//
+// ring.New refuses where io_uring is unavailable (every system but Linux,
+// old kernels, seccomp): the load then keeps the goroutine path.
+
+// RingEnv names the environment variable that puts eligible loads on the
+// ring path ("1"). The default is off until the threshold in clients at
+// which the ring wins is measured on both servers.
+const RingEnv = "GOSLAP_RING"
+
+// ringPerThread is the most clients one ring thread drives (the probe ran
+// 1000 on one ring at 0.35x mariadb-slap's CPU); more clients get more
+// threads, at most GOMAXPROCS.
+const ringPerThread = 1024
+
+// ringWait bounds one wait of a ring thread for completions, so it looks
+// at its inbox between them even when every statement in flight is slow.
+const ringWait = 100 * time.Millisecond
+
+// ringBack is why a ring thread gives a client back to its goroutine.
+type ringBack uint8
+
+const (
+	ringEnd       ringBack = iota // the client's loop is over: End and close
+	ringReconnect                 // the connection broke: reconnect, begin, come back
+)
+
+// ringMsg is a client arriving on its ring thread with the descriptor of
+// its (new) connection, or (gone) leaving it for good without running on
+// it (it could not start, or its connection cannot be handed over).
+type ringMsg struct {
+	c            *client
+	fd           int
+	deprecateEOF bool
+	gone         bool
+}
+
+// ringThread is one OS thread's ring and the clients assigned to it.
+type ringThread struct {
+	r     *run
+	share int          // clients assigned
+	left  int          // assigned clients not yet gone for good
+	inbox chan ringMsg // arrivals and departures (capacity share: one each)
+	loop  *ring.Loop
+	units []*ringUnit // by ring.Conn ID
+	now   time.Time   // the reaped batch's time, zero until its first completion
+	done  func(*ring.Conn, ring.Result)
+}
+
+// ringUnit is a client's state on its ring thread, which alone uses it.
+type ringUnit struct {
+	c        *client
+	sc       workload.StatementClient
+	rc       *ring.Conn
+	on       bool      // the client is on the ring (not given back)
+	pkt      []byte    // the COM_QUERY in flight (the kernel reads it)
+	t0       time.Time // the unit's start (its first attempt's)
+	restart  time.Time // non-zero: the unit is restarted after an ignored error
+	measured bool
+	op       int
+}
+
+// newRing is ring.New (tests: a system without io_uring).
+var newRing = ring.New
+
+// ringArrivals counts clients taken onto a ring (tests: which path ran).
+var ringArrivals atomic.Int64
+
+// RingClients is the number of clients taken onto the ring path since the
+// process started: how a front end's tests tell which path a load ran on.
+func RingClients() int64 { return ringArrivals.Load() }
+
+// ringWanted reports whether the load may run on the ring path: asked for,
+// unpaced (pacing stays on loop), a plain connector, and every client able
+// to give its units as statements.
+func (r *run) ringWanted() bool {
+	if os.Getenv(RingEnv) != "1" || r.paced || !r.p.Connector.Plain() {
+		return false
+	}
+	for i := range r.clients {
+		if _, ok := r.clients[i].wc.(workload.StatementClient); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// startRings starts the ring threads and assigns the clients to them in id
+// order; false (nothing started) where io_uring is unavailable.
+func (r *run) startRings() bool {
+	clients := len(r.clients)
+	n := min(runtime.GOMAXPROCS(0), (clients+ringPerThread-1)/ringPerThread)
+	threads := make([]*ringThread, n)
+	ready := make(chan error, n)
+	for k := range threads {
+		lo, hi := k*clients/n, (k+1)*clients/n
+		t := &ringThread{r: r, share: hi - lo, left: hi - lo, inbox: make(chan ringMsg, hi-lo)}
+		t.done = t.completed
+		threads[k] = t
+		for i := lo; i < hi; i++ {
+			r.clients[i].rt = t
+			r.clients[i].back = make(chan ringBack, 1)
+		}
+		r.ringsDone.Add(1)
+		go func() {
+			defer r.ringsDone.Done()
+			t.serve(ready)
+		}()
+	}
+	var failed bool
+	for range threads {
+		if err := <-ready; err != nil {
+			failed = true
+		}
+	}
+	if !failed {
+		return true
+	}
+	// The threads that started end once their clients are all gone.
+	for i := range r.clients {
+		c := &r.clients[i]
+		c.ringGone()
+		c.back = nil
+	}
+	r.ringsDone.Wait()
+	return false
+}
+
+// onRing runs the client's units on its ring thread until it is given back
+// for good. A client whose connection cannot be handed over (TLS
+// negotiated, or its workload gives no statements now) leaves the ring and
+// runs loop instead; a restarted unit is then timed from its new start.
+func (c *client) onRing() {
+	sc := c.wc.(workload.StatementClient) // ringWanted checked every client
+	for {
+		if !sc.Statements() || !c.conn.CanHandOver() {
+			c.ringGone()
+			c.loop()
+			return
+		}
+		fd, deprecateEOF, err := c.conn.Handover()
+		if err != nil {
+			c.ringGone()
+			c.loop()
+			return
+		}
+		c.rt.inbox <- ringMsg{c: c, fd: fd, deprecateEOF: deprecateEOF}
+		if <-c.back == ringEnd {
+			return
+		}
+		if !c.reestablish(c.ringOp, c.ringMeasured) {
+			c.ringGone()
+			return
+		}
+	}
+}
+
+// ringGone tells the client's ring thread, if any, that it will not
+// (again) run on it.
+func (c *client) ringGone() {
+	if c.rt != nil {
+		c.rt.inbox <- ringMsg{c: c, gone: true}
+		c.rt = nil
+	}
+}
+
+// serve is a ring thread: its ring on a locked OS thread, reporting to
+// ready whether io_uring is there, then its clients' units until every one
+// of them is gone.
+func (t *ringThread) serve(ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l, err := newRing(t.share)
+	ready <- err
+	if err != nil {
+		return
+	}
+	t.loop = l
+	for t.left > 0 {
+		if l.Busy() == 0 {
+			// Nothing in flight: only a client arriving or leaving changes
+			// that, and each one does, within its own bounded connect.
+			t.take(<-t.inbox)
+		}
+		for more := true; more && t.left > 0; {
+			select {
+			case m := <-t.inbox:
+				t.take(m)
+			default:
+				more = false
+			}
+		}
+		if l.Busy() == 0 {
+			continue
+		}
+		t.now = time.Time{}
+		if err := l.Poll(1, ringWait, t.done); err != nil {
+			t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
+			t.broke()
+			return
+		}
+	}
+	if err := l.Close(); err != nil && !t.r.stopped.Load() {
+		t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
+	}
+}
+
+// broke ends a thread whose ring failed (the load is failing): its
+// exchanges canceled, every client given back, later arrivals too.
+func (t *ringThread) broke() {
+	_ = t.loop.Close()
+	for _, u := range t.units {
+		if u.on {
+			t.leave(u, ringEnd)
+		}
+	}
+	for t.left > 0 {
+		m := <-t.inbox
+		if m.gone {
+			t.left--
+			continue
+		}
+		t.left--
+		m.c.ringOp, m.c.ringMeasured = 0, false
+		m.c.back <- ringEnd
+	}
+}
+
+// take is a client arriving on (or leaving) the ring.
+func (t *ringThread) take(m ringMsg) {
+	if m.gone {
+		t.left--
+		return
+	}
+	c := m.c
+	u := c.ru
+	if u == nil {
+		rc, err := t.loop.Add(m.fd, m.deprecateEOF)
+		if err != nil {
+			t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
+			t.left--
+			c.back <- ringEnd
+			return
+		}
+		u = &ringUnit{c: c, sc: c.wc.(workload.StatementClient), rc: rc, pkt: make([]byte, 0, 256)}
+		c.ru = u
+		t.units = append(t.units, u)
+		ringArrivals.Add(1)
+	} else if err := u.rc.Rebind(m.fd, m.deprecateEOF); err != nil {
+		t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
+		u.on = true
+		t.leave(u, ringEnd)
+		return
+	}
+	u.on = true
+	t.start(u, time.Now())
+}
+
+// leave gives u's client back to its goroutine.
+func (t *ringThread) leave(u *ringUnit, why ringBack) {
+	u.on = false
+	if why == ringEnd {
+		t.left--
+	}
+	c := u.c
+	c.ringOp, c.ringMeasured = u.op, u.measured
+	c.back <- why
+}
+
+// start starts u's next unit at now (or restarts the one an ignored error
+// ended), or gives the client back when it has none left. A unit the
+// workload skips is done at once, as loop does with Next's.
+func (t *ringThread) start(u *ringUnit, now time.Time) {
+	r, c := t.r, u.c
+	for {
+		if r.stopped.Load() {
+			t.leave(u, ringEnd)
+			return
+		}
+		t0 := now
+		if !u.restart.IsZero() {
+			t0 = u.restart
+		}
+		measured, ok := c.admit(t0)
+		if !ok {
+			t.leave(u, ringEnd)
+			return
+		}
+		pkt, op, skip := u.sc.NextStatement(u.pkt[:5])
+		u.pkt, u.t0, u.measured, u.op = pkt, t0, measured, op
+		if skip {
+			now = time.Now()
+			if !t.succeeded(u, now) {
+				return
+			}
+			continue
+		}
+		n := len(pkt) - 4
+		pkt[0], pkt[1], pkt[2], pkt[3], pkt[4] = byte(n), byte(n>>8), byte(n>>16), 0, comQuery
+		if err := u.rc.Start(pkt); err != nil {
+			if werr := u.sc.StatementDone(0, err); werr != nil {
+				err = werr
+			}
+			t.failed(u, err, now)
+		}
+		return
+	}
+}
+
+// comQuery is COM_QUERY's command byte.
+const comQuery = 0x03
+
+// completed is Poll's callback: u's exchange finished.
+func (t *ringThread) completed(rc *ring.Conn, res ring.Result) {
+	if t.now.IsZero() {
+		// One clock reading per reaped batch: the end of every unit in it
+		// and the start of the units it starts.
+		t.now = time.Now()
+	}
+	u := t.units[rc.ID()]
+	if err := u.sc.StatementDone(res.Rows, wireError(res.Err)); err != nil {
+		t.failed(u, err, t.now)
+		return
+	}
+	if t.succeeded(u, t.now) {
+		t.start(u, t.now)
+	}
+}
+
+// succeeded records u's unit that ended at now; false when the client is
+// given back (a limit, the time limit, a fatal error).
+func (t *ringThread) succeeded(u *ringUnit, now time.Time) bool {
+	c := u.c
+	u.restart = time.Time{}
+	if !u.measured {
+		c.warmTally = c.wc.Tally()
+	} else if !c.record(u.op, u.t0, now, time.Time{}) {
+		t.leave(u, ringEnd)
+		return false
+	}
+	if t.r.pastDeadline(now) {
+		t.r.setReason(&endedByTime)
+		t.leave(u, ringEnd)
+		return false
+	}
+	return true
+}
+
+// failed is u's unit ending in err (StatementDone's) at now, as loop's
+// error branch: fatal or counted and restarted, the restart after a
+// reconnect by the client's goroutine when the connection broke.
+func (t *ringThread) failed(u *ringUnit, err error, now time.Time) {
+	c := u.c
+	if !u.measured {
+		c.warmTally = c.wc.Tally()
+	}
+	restart, broken := c.tolerate(err, u.op, u.measured)
+	if !restart {
+		t.leave(u, ringEnd)
+		return
+	}
+	u.restart = u.t0
+	if t.r.pastDeadline(now) {
+		// Past the time limit a failing unit is not restarted.
+		t.r.setReason(&endedByTime)
+		t.leave(u, ringEnd)
+		return
+	}
+	if broken {
+		t.leave(u, ringReconnect)
+		return
+	}
+	t.start(u, now)
+}
+
+// Errors of a broken exchange as the driver path words them
+// (mysqlconn.connectionFailure): a failed send is the server gone, any
+// other break a lost connection.
+var (
+	errRingGone = &mysql.MySQLError{Number: crServerGoneError, Message: "Server has gone away"}
+	errRingLost = &mysql.MySQLError{Number: crServerLost, Message: "Lost connection to server during query"}
+)
+
+// wireError is an exchange's error as the workload and classify see it:
+// the server's ERR as it is, a broken connection as the driver path's
+// client error.
+func wireError(err error) error {
+	if err == nil {
+		// Before ce is declared: errors.As(&ce) moves it to the heap, an
+		// allocation per successful statement otherwise.
+		return nil
+	}
+	var ce *ring.ConnError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if ce.Op == "send" {
+		return errRingGone
+	}
+	return errRingLost
+}
+
+// ringState is a client's link to the ring path; nil fields keep it on
+// loop.
+type ringState struct {
+	rt           *ringThread
+	back         chan ringBack
+	ru           *ringUnit // owned by rt
+	ringOp       int       // the unit that broke the connection, for reestablish
+	ringMeasured bool
+}

@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
+	"github.com/goslap/goslap/internal/workload"
+)
+
+// textClient is a scripted client whose units are the statements of its
+// workload's text: a workload.StatementClient, so the ring path may run it.
+type textClient struct{ scriptedClient }
+
+func (c *textClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
+	c.n++
+	c.w.calls.Add(1)
+	stmt, op := c.w.text(c.id, c.n)
+	err := conn.Exec(stmt)
+	if err == nil {
+		c.tally.Reads++
+	}
+	return workload.Step{Op: op}, err
+}
+
+func (c *textClient) Statements() bool { return !c.w.plainNext }
+
+func (c *textClient) NextStatement(dst []byte) ([]byte, int, bool) {
+	c.n++
+	c.w.calls.Add(1)
+	stmt, op := c.w.text(c.id, c.n)
+	return append(dst, stmt...), op, false
+}
+
+func (c *textClient) StatementDone(_ uint64, err error) error {
+	if err == nil {
+		c.tally.Reads++
+	}
+	return err
+}
+
+func selectText(int, int) (string, int) { return "SELECT 1", 0 }
+
+// ringUsable reports whether io_uring works here (a ring can be set up).
+var ringUsable = sync.OnceValue(func() bool {
+	ok := make(chan bool)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		l, err := ring.New(1)
+		if err == nil {
+			_ = l.Close()
+		}
+		ok <- !errors.Is(err, ring.ErrUnavailable) && err == nil
+	}()
+	return <-ok
+})
+
+// onPaths runs f on the goroutine path (RingEnv=0) and on the ring path
+// (RingEnv=1), and checks that the ring path ran the load (when
+// arrive: some client reached the release) and the goroutine path did not.
+func onPaths(t *testing.T, arrive bool, f func(t *testing.T)) {
+	t.Helper()
+	for _, onRing := range []bool{false, true} {
+		name, env := "goroutines", "0"
+		if onRing {
+			name, env = "ring", "1"
+		}
+		t.Run(name, func(t *testing.T) {
+			if onRing && !ringUsable() {
+				t.Skip("io_uring unavailable here")
+			}
+			t.Setenv(RingEnv, env)
+			before := ringArrivals.Load()
+			f(t)
+			took := ringArrivals.Load() - before
+			switch {
+			case onRing && arrive && took == 0:
+				t.Error("no client ran on the ring path")
+			case !onRing && took != 0:
+				t.Errorf("%d clients ran on the ring path with %s=0", took, RingEnv)
+			}
+		})
+	}
+}
+
+// TestRingFallbacks: a load the ring path cannot take runs on the
+// goroutine path with GOSLAP_RING=1 and the same counts: io_uring
+// refused, a workload without statement texts, clients that give none.
+func TestRingFallbacks(t *testing.T) {
+	if !ringUsable() {
+		t.Skip("io_uring unavailable here")
+	}
+	for _, tc := range []struct {
+		name        string
+		w           *scripted
+		unavailable bool
+	}{
+		{"io_uring refused", &scripted{text: selectText}, true},
+		{"no StatementClient", &scripted{}, false},
+		{"Statements false", &scripted{text: selectText, plainNext: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(RingEnv, "1")
+			if tc.unavailable {
+				newRing = func(int) (*ring.Loop, error) { return nil, ring.ErrUnavailable }
+				defer func() { newRing = ring.New }()
+			}
+			p, s := fakePlan(t, tc.w, 3, nil, mysqlfake.Options{})
+			p.PerClientEvents = func(int) uint64 { return 30 }
+			before := ringArrivals.Load()
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTotals(t, b)
+			if got := ringArrivals.Load() - before; got != 0 {
+				t.Errorf("%d clients on the ring", got)
+			}
+			if sent := len(queriesByConn(s.Log(), "SELECT 1")); b.Events != 90 || sent != 3 {
+				t.Errorf("events %d over %d connections %v", b.Events, sent, b.Clients)
+			}
+			if tc.w.ends.Load() != 3 {
+				t.Errorf("%d End calls", tc.w.ends.Load())
+			}
+		})
+	}
+}
+
+// TestFakeWarmupAndIntervals: on both paths a warm-up's units reach the
+// server but neither the counts nor the tally, and the measured load's
+// intervals are reported from the units as they end.
+func TestFakeWarmupAndIntervals(t *testing.T) {
+	onPaths(t, true, func(t *testing.T) {
+		w := &scripted{text: selectText}
+		p, s := fakePlan(t, w, 2, nil, mysqlfake.Options{Delay: time.Millisecond})
+		p.Duration, p.Warmup, p.ReportInterval = 400*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond
+		b, err := Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTotals(t, b)
+		var sent uint64
+		for _, n := range queriesByConn(s.Log(), "SELECT 1") {
+			sent += uint64(n)
+		}
+		if b.StoppedBy != "time" || b.Events == 0 || sent < b.Events+50 {
+			t.Errorf("stopped by %q, %d events, %d statements sent: want the warm-up's on top", b.StoppedBy, b.Events, sent)
+		}
+		if b.Tally.Reads != b.Events {
+			t.Errorf("tally %d reads for %d events: the warm-up's are not taken off", b.Tally.Reads, b.Events)
+		}
+		var inIntervals uint64
+		for _, iv := range b.Intervals {
+			if iv.Events == 0 {
+				t.Errorf("an interval without events: %+v", iv)
+			}
+			inIntervals += iv.Events
+		}
+		if len(b.Intervals) < 3 || inIntervals > b.Events || inIntervals < b.Events/2 {
+			t.Errorf("%d intervals with %d events of %d", len(b.Intervals), inIntervals, b.Events)
+		}
+	})
+}
+
+// TestWireError: a broken exchange is worded as the driver path words it
+// (mysqlconn's connection failures), the server's ERR passes as it is.
+func TestWireError(t *testing.T) {
+	serverErr := &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		code uint16
+		msg  string
+	}{
+		{"none", nil, 0, ""},
+		{"server's ERR", serverErr, 1213, "Deadlock found"},
+		{"send failed", &ring.ConnError{Op: "send", Err: syscall.EPIPE}, 2006, "Server has gone away"},
+		{"server closed", &ring.ConnError{Op: "recv", Err: io.ErrUnexpectedEOF}, 2013, "Lost connection to server during query"},
+		{"canceled", &ring.ConnError{Op: "recv", Err: ring.ErrCanceled}, 2013, "Lost connection to server during query"},
+		{"unfollowable reply", &ring.ConnError{Op: "reply", Err: &ring.ProtocolError{Msg: "x"}}, 2013, "Lost connection to server during query"},
+	} {
+		got := wireError(tc.err)
+		if tc.err == nil {
+			if got != nil {
+				t.Errorf("%s: %v", tc.name, got)
+			}
+			continue
+		}
+		code, msg, _ := classify(got)
+		if code != tc.code || msg != tc.msg {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, code, msg, tc.code, tc.msg)
+		}
+	}
+}

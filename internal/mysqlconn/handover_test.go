@@ -1,0 +1,103 @@
+package mysqlconn
+
+import (
+	"syscall"
+	"testing"
+
+	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
+)
+
+// TestHandshakeOffersDeprecateEOF: CLIENT_DEPRECATE_EOF is read from the
+// greeting's upper capability bits; a short or foreign packet offers
+// nothing.
+func TestHandshakeOffersDeprecateEOF(t *testing.T) {
+	greeting := func(caps uint32) []byte {
+		p := []byte{0, 0, 0, 0, 10}
+		p = append(p, "10.11.19-MariaDB\x00"...)
+		p = append(p, 1, 0, 0, 0)        // connection id
+		p = append(p, "12345678\x00"...) // scramble part 1, filler
+		p = append(p, byte(caps), byte(caps>>8))
+		p = append(p, 8, 2, 0) // character set, status
+		p = append(p, byte(caps>>16), byte(caps>>24))
+		return append(p, 21) // length of the scramble
+	}
+	for _, tt := range []struct {
+		name string
+		p    []byte
+		want bool
+	}{
+		{"deprecate eof", greeting(0xf7fe | clientDeprecateEOF | 0x81bf<<16), true},
+		{"without", greeting((0xf7fe | 0x81bf<<16) &^ clientDeprecateEOF), false},
+		{"low bits only", greeting(0xffff), false},
+		{"truncated", greeting(0xffffffff)[:36], false},
+		{"error packet", []byte{1, 0, 0, 0, 0xff}, false},
+	} {
+		if got := handshakeOffersDeprecateEOF(tt.p); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestHandover: a connection to the fake server (which does not offer
+// CLIENT_DEPRECATE_EOF) hands over a blocking descriptor that carries a
+// COM_QUERY and its reply, and the Conn goes on working afterwards; a
+// connector with compression is not plain.
+func TestHandover(t *testing.T) {
+	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
+	cn, err := NewConnector(s.Config(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cn.Plain() {
+		t.Fatal("a connector without compression or time-outs is not plain")
+	}
+	var slot Slot
+	c, err := cn.Connect(&slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !c.CanHandOver() {
+		t.Fatal("a plain connection cannot be handed over")
+	}
+	fd, deprecateEOF, err := c.Handover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deprecateEOF {
+		t.Error("CLIENT_DEPRECATE_EOF agreed with a server that does not offer it")
+	}
+	nb, err := isNonblocking(fd)
+	if err != nil || nb {
+		t.Errorf("descriptor non-blocking %v (%v): it must be out of the netpoller", nb, err)
+	}
+	q := []byte{9, 0, 0, 0, 3, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'}
+	if _, err := syscall.Write(fd, q); err != nil {
+		t.Fatal(err)
+	}
+	var buf [256]byte
+	if n, err := syscall.Read(fd, buf[:]); err != nil || n < 5 {
+		t.Fatalf("reply: %d bytes, %v", n, err)
+	}
+	if err := c.Exec("SELECT 1"); err != nil {
+		t.Errorf("the Conn after the handover: %v", err)
+	}
+	fd2, _, err := c.Handover()
+	if err != nil || fd2 != fd {
+		t.Errorf("a second Handover: %d, %v; want %d", fd2, err, fd)
+	}
+
+	cfg := s.Config()
+	cfg.Params = map[string]string{"compress": "true"}
+	if zc, err := NewConnector(cfg, ""); err == nil && zc.Plain() {
+		t.Error("a connector with compression is plain")
+	}
+}
+
+func isNonblocking(fd int) (bool, error) {
+	r, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
+	if e != 0 {
+		return false, e
+	}
+	return r&syscall.O_NONBLOCK != 0, nil
+}
