@@ -88,7 +88,11 @@ func TestIntervalsAddNoWakeups(t *testing.T) {
 				on = min(on, switchesPerUnit(t, plan(true)))
 			}
 			t.Logf("%s: context switches per unit: %.2f without intervals, %.2f with", tc.name, off, on)
-			if on > off+0.25 {
+			// The pending-timer wake-up this guards against cost 0.8 context
+			// switches per transaction in perf stat (2.60 against 1.78); a
+			// loaded machine (load 44) once put 0.27 between two correct
+			// runs, so the bar is 0.4.
+			if on > off+0.4 {
 				t.Errorf("intervals add %.2f context switches per unit (%.2f against %.2f)", on-off, on, off)
 			}
 		})
