@@ -44,6 +44,9 @@ type Connector struct {
 	initCommand string // --init-command, run after every (re)connect
 	// handshakeTimeout is HandshakeTimeout except in tests.
 	handshakeTimeout time.Duration
+	// driverExecute keeps prepared statements on the driver's execute
+	// path (tests comparing it with the lean path).
+	driverExecute bool
 }
 
 // dialStateKey carries a *dialState through Connect's context into dial.
@@ -186,6 +189,11 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 	}
 	_ = st.sock.SetDeadline(time.Time{})
 	st.sock.plain = !c.compress && !(c.withTLS && st.sock.offersTLS)
+	// The lean execute path decodes what the driver would for this
+	// configuration: no time.Time values (ParseTime), no read-only
+	// rejection turned into a bad connection.
+	st.sock.leanOK = st.sock.plain && st.sock.raw != nil && !c.cfg.ParseTime && !c.cfg.RejectReadOnly && !c.driverExecute
+	st.sock.maxPacket = c.cfg.MaxAllowedPacket
 	if slot != nil && slot.blocking && c.blockingOK && !(c.withTLS && st.sock.offersTLS) {
 		if err := st.sock.block(); err != nil {
 			drv.Close()
@@ -321,6 +329,7 @@ func valueBytes(v driver.Value) []byte {
 // (COM_STMT_PREPARE once, COM_STMT_EXECUTE per call).
 type Stmt struct {
 	st   driver.Stmt
+	lean *leanStmt // the lean path's view of it (lean.go); nil: the driver's path
 	ex   driver.StmtExecContext
 	qc   driver.StmtQueryContext
 	sock *socket // the connection's socket, for the wording of failures
@@ -349,8 +358,20 @@ func (s *Stmt) end(err error) {
 
 // Prepare prepares stmt on the server (binary protocol). Prepare statements
 // before the clock starts: it is a round trip.
+//
+// On a connection the lean path may use, the socket copies the prepare's
+// reply on its way to the driver, and the statement's executes take the
+// lean path (lean.go).
 func (c *Conn) Prepare(stmt string) (*Stmt, error) {
+	t := c.sock
+	capture := t != nil && t.leanOK && !t.dead && t.r == t.w && len(t.greeting) == 0
+	if capture {
+		t.capturing, t.captured = true, t.captured[:0]
+	}
 	st, err := c.drv.Prepare(stmt)
+	if capture {
+		t.capturing = false
+	}
 	if err != nil {
 		return nil, connectionFailure(err, c.sock)
 	}
@@ -360,12 +381,30 @@ func (c *Conn) Prepare(stmt string) (*Stmt, error) {
 		st.Close()
 		return nil, errors.New("the MySQL driver's statements do not implement the context interfaces")
 	}
-	return &Stmt{st: st, ex: ex, qc: qc, sock: c.sock, bound: boundTypes{params: st.NumInput()}}, nil
+	s := &Stmt{st: st, ex: ex, qc: qc, sock: c.sock, bound: boundTypes{params: st.NumInput()}}
+	if capture {
+		if ls := parsePrepareReply(t.captured, t.offersDeprecateEOF); ls != nil && ls.params == st.NumInput() {
+			ls.longMin = 64
+			if t.maxPacket > 0 {
+				ls.longMin = max(t.maxPacket/(ls.params+1), 64)
+			}
+			s.lean = ls
+		}
+		if cap(t.captured) > leanReadBuf {
+			t.captured = nil // a statement with many columns: not kept for good
+		}
+	}
+	return s, nil
 }
 
 // Exec executes the statement with args and drains its results. args is
 // reused by the caller between calls to avoid an allocation per execution.
 func (s *Stmt) Exec(args []driver.NamedValue) error {
+	if s.lean != nil {
+		if err := s.leanExec(args, leanDiscard); err != errNoLean {
+			return connectionFailure(err, s.sock)
+		}
+	}
 	s.begin()
 	_, err := s.ex.ExecContext(context.Background(), args)
 	s.end(err)
@@ -377,6 +416,14 @@ func (s *Stmt) Exec(args []driver.NamedValue) error {
 
 // ExecAffected is Exec returning the number of rows changed.
 func (s *Stmt) ExecAffected(args []driver.NamedValue) (int64, error) {
+	if s.lean != nil {
+		if err := s.leanExec(args, leanDiscard); err != errNoLean {
+			if err != nil {
+				return 0, connectionFailure(err, s.sock)
+			}
+			return s.sock.lean.affected, nil
+		}
+	}
 	s.begin()
 	res, err := s.ex.ExecContext(context.Background(), args)
 	s.end(err)
@@ -406,6 +453,11 @@ func (s *Stmt) Query(args []driver.NamedValue) (_ [][][]byte, err error) {
 // into an interface, one allocation per string or large integer: 311 per
 // oltp_read_only transaction.
 func (s *Stmt) Drain(args []driver.NamedValue) error {
+	if s.lean != nil {
+		if err := s.leanExec(args, leanDiscard); err != errNoLean {
+			return connectionFailure(err, s.sock)
+		}
+	}
 	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
 	s.end(err)

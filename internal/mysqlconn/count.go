@@ -13,6 +13,11 @@ import (
 // not fit an interface word allocate. *dest is the caller's row buffer,
 // grown as needed and kept for the next call.
 func (s *Stmt) Count(args []driver.NamedValue, buf *[]driver.Value) (n int64, err error) {
+	if s.lean != nil {
+		if err := s.leanExec(args, leanCount); err != errNoLean {
+			return s.sock.lean.count, connectionFailure(err, s.sock)
+		}
+	}
 	defer func() { err = connectionFailure(err, s.sock) }()
 	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)

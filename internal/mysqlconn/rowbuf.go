@@ -26,6 +26,15 @@ type Row struct {
 // is false, and row.Values unchanged, when the result has no row. The
 // driver's rows.Close reads the remaining rows without decoding them.
 func (s *Stmt) QueryRow(args []driver.NamedValue, row *Row) (found bool, err error) {
+	if s.lean != nil {
+		l := s.sock.leanIO()
+		l.row = row
+		err := s.leanExec(args, leanFirst)
+		l.row = nil
+		if err != errNoLean {
+			return l.found, connectionFailure(err, s.sock)
+		}
+	}
 	defer func() { err = connectionFailure(err, s.sock) }()
 	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
@@ -69,6 +78,10 @@ func (r *Row) size(cols int) {
 	r.dest, r.Values, r.bufs = r.dest[:cols], r.Values[:cols], r.bufs[:cols]
 }
 
+// errIntsNoColumns is QueryInts on a statement whose result has no
+// columns.
+var errIntsNoColumns = errors.New("mysqlconn: QueryInts on a statement without columns")
+
 // errNullInt is a NULL where QueryInts needs an integer.
 var errNullInt = errors.New("mysqlconn: NULL in an integer column")
 
@@ -77,8 +90,17 @@ var errNullInt = errors.New("mysqlconn: NULL in an integer column")
 // the caller's row buffer, grown as needed and kept for the next call. A
 // NULL or a value that is not an integer is an error.
 func (s *Stmt) QueryInts(args []driver.NamedValue, dst []int64, buf *[]driver.Value) (_ []int64, err error) {
-	defer func() { err = connectionFailure(err, s.sock) }()
 	dst = dst[:0]
+	if s.lean != nil {
+		l := s.sock.leanIO()
+		l.ints = dst
+		err := s.leanExec(args, leanInts)
+		dst, l.ints = l.ints, nil
+		if err != errNoLean {
+			return dst, connectionFailure(err, s.sock)
+		}
+	}
+	defer func() { err = connectionFailure(err, s.sock) }()
 	s.begin()
 	rows, err := s.qc.QueryContext(context.Background(), args)
 	s.end(err)
@@ -88,7 +110,7 @@ func (s *Stmt) QueryInts(args []driver.NamedValue, dst []int64, buf *[]driver.Va
 	cols := len(rows.Columns())
 	if cols == 0 {
 		rows.Close()
-		return dst, errors.New("mysqlconn: QueryInts on a statement without columns")
+		return dst, errIntsNoColumns
 	}
 	if cap(*buf) < cols {
 		*buf = make([]driver.Value, cols)

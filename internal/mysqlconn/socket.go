@@ -79,12 +79,40 @@ type socket struct {
 	// otherwise.
 	plain bool
 	bound *boundTypes
+
+	// The lean execute path (lean.go). leanOK: the connection may use it
+	// (plain, with a descriptor, a driver configuration whose results it
+	// reproduces), set by Connect. cacheMetadata: the handshake agreed
+	// MariaDB's metadata cache, which the driver always asks for (a result
+	// set's column count then says whether column definitions follow).
+	// capturing: Read copies what it returns to captured (a prepare's
+	// reply, read by the driver). dead: the lean path lost the connection
+	// and closed it, as the driver does after a failure; the driver's
+	// later reads and writes fail without replacing the failure recorded.
+	leanOK        bool
+	cacheMetadata bool
+	lean          *leanIO
+	capturing     bool
+	captured      []byte
+	dead          bool
+	maxPacket     int // the driver's max_allowed_packet setting (0: the server's)
 }
 
 // readAhead is the read-ahead buffer size, libmariadb's net_buffer_length.
 const readAhead = 16 << 10
 
 func (t *socket) Read(b []byte) (int, error) {
+	if t.dead {
+		return 0, net.ErrClosed
+	}
+	n, err := t.read(b)
+	if t.capturing && n > 0 {
+		t.captured = append(t.captured, b[:n]...)
+	}
+	return n, err
+}
+
+func (t *socket) read(b []byte) (int, error) {
 	if len(t.greeting) > 0 {
 		n := copy(b, t.greeting)
 		t.greeting = t.greeting[n:]
@@ -182,6 +210,7 @@ func (t *socket) readGreeting() error {
 	t.id.Store(handshakeConnID(p))
 	t.offersTLS = handshakeOffersTLS(p)
 	t.offersDeprecateEOF = handshakeOffersDeprecateEOF(p)
+	t.cacheMetadata = handshakeOffersCacheMetadata(p)
 	return nil
 }
 
@@ -289,6 +318,9 @@ func (t *socket) rawRead(b []byte) (int, error) {
 // out the parameter types the server already holds (elideTypes); the
 // driver is told the whole of b was written.
 func (t *socket) Write(b []byte) (int, error) {
+	if t.dead {
+		return 0, net.ErrClosed
+	}
 	p := b
 	if t.bound != nil {
 		p = elideTypes(b, t.bound)
