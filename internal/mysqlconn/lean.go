@@ -136,9 +136,9 @@ type leanIO struct {
 	valueErr error
 	sawSet   bool // a result set with columns came
 	row      *Row
-	found bool
-	ints  []int64
-	count int64
+	found    bool
+	ints     []int64
+	count    int64
 }
 
 // leanMode is what an execute keeps of its first result set.
