@@ -172,7 +172,9 @@ func TestLeanReplies(t *testing.T) {
 		return pkt(seq, binary.LittleEndian.AppendUint16([]byte{0xfe, 0, 0}, status)...)
 	}
 	eof := func(seq byte) []byte { return pkt(seq, 0xfe, 0, 0, 2, 0) }
-	errPkt := func(seq byte) []byte { return pkt(seq, append([]byte{0xff, 0x7a, 0x04, '#', '4', '2', 'S', '2', '2'}, "Unknown column"...)...) }
+	errPkt := func(seq byte) []byte {
+		return pkt(seq, append([]byte{0xff, 0x7a, 0x04, '#', '4', '2', 'S', '2', '2'}, "Unknown column"...)...)
+	}
 	cat := func(ps ...[]byte) []byte { return bytes.Join(ps, nil) }
 	serverErr := &mysql.MySQLError{Number: 1146, SQLState: [5]byte{'4', '2', 'S', '2', '2'}, Message: "Unknown column"}
 
