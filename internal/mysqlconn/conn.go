@@ -1,7 +1,9 @@
 // Package mysqlconn is one client connection to a MySQL or MariaDB server:
 // the driver's connection used directly (no database/sql pool), its socket
 // (raw read(2)/write(2), read-ahead, the server's connection id for KILL,
-// a prepared statement's parameter types sent once as the C client does)
+// a prepared statement's parameter types sent once as the C client does,
+// prepared statements executed without the driver's execute on plain
+// sockets: lean.go)
 // and the client library's wording of connection errors. The engine and the
 // workloads use it; it knows nothing of command lines.
 package mysqlconn
