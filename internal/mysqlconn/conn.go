@@ -147,6 +147,15 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 		blockingOK: blockingOK, withTLS: withTLS, compress: compress}, nil
 }
 
+// DriverExecute returns a connector like c whose connections' prepared
+// statements keep the driver's statement execute instead of the lean path
+// (lean.go): for tests that compare the two paths' results.
+func (c *Connector) DriverExecute() *Connector {
+	d := *c
+	d.driverExecute = true
+	return &d
+}
+
 // bracketedHost is the host of a TCP address as the user gave it when it
 // still has brackets ("[::1]" from -h '[::1]', which net.JoinHostPort
 // bracketed again), else "".
@@ -398,6 +407,10 @@ func (c *Conn) Prepare(stmt string) (*Stmt, error) {
 	}
 	return s, nil
 }
+
+// Lean reports whether the statement's executes take the lean path
+// (lean.go) rather than the driver's.
+func (s *Stmt) Lean() bool { return s.lean != nil }
 
 // Exec executes the statement with args and drains its results. args is
 // reused by the caller between calls to avoid an allocation per execution.

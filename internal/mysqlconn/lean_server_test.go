@@ -12,8 +12,7 @@ import (
 // whose statements keep the driver's execute.
 func leanPair(t *testing.T, c *Connector) (lean, drv *Conn) {
 	t.Helper()
-	dc := *c
-	dc.driverExecute = true
+	dc := c.DriverExecute()
 	lean, err := c.Connect(nil)
 	if err != nil {
 		t.Fatal(err)
