@@ -9,11 +9,16 @@ import (
 )
 
 // leanPair connects twice through c: one connection on the lean path, one
-// whose statements keep the driver's execute.
-func leanPair(t *testing.T, c *Connector) (lean, drv *Conn) {
+// whose statements keep the driver's execute; slot (may be nil) is the lean
+// connection's (a blocking socket for the thread-per-client path).
+func leanPair(t *testing.T, c *Connector, slot ...*Slot) (lean, drv *Conn) {
 	t.Helper()
 	dc := c.DriverExecute()
-	lean, err := c.Connect(nil)
+	var sl *Slot
+	if len(slot) > 0 {
+		sl = slot[0]
+	}
+	lean, err := c.Connect(sl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,15 +86,38 @@ func errText(err error) string {
 	return fmt.Sprintf("%T %s", err, ErrorText(err))
 }
 
+type leanConnector struct {
+	conn *Connector
+	slot *Slot
+}
+
+// leanConnectors are serverConnectors, and over the socket the
+// thread-per-client path's blocking sockets (one read(2) per reply, and
+// poll(2) then recv(2)).
+func leanConnectors(t *testing.T) map[string]leanConnector {
+	out := map[string]leanConnector{}
+	for network, c := range serverConnectors(t) {
+		out[network] = leanConnector{conn: c}
+		if network == "unix" {
+			out["unix blocking"] = leanConnector{conn: c, slot: &Slot{blocking: true}}
+			out["unix blocking poll"] = leanConnector{conn: c, slot: &Slot{blocking: true, pollWait: true}}
+		}
+	}
+	return out
+}
+
 // TestLeanMatchesDriver: every Stmt method returns on the lean path what it
 // returns on the driver's, for every column type the binary protocol has,
 // NULLs, empty values, errors before and among the rows, several result
 // sets (a procedure's), long arguments (the driver's long data), 32- and
 // 64-bit integers and changed metadata; the connection stays usable.
 func TestLeanMatchesDriver(t *testing.T) {
-	for network, c := range serverConnectors(t) {
-		t.Run(network, func(t *testing.T) {
-			lean, drv := leanPair(t, c)
+	for name, c := range leanConnectors(t) {
+		t.Run(name, func(t *testing.T) {
+			lean, drv := leanPair(t, c.conn, c.slot)
+			if c.slot != nil && !lean.sock.blocking {
+				t.Fatal("not a blocking socket")
+			}
 			setup := []string{
 				"CREATE DATABASE IF NOT EXISTS leantest",
 				"CREATE OR REPLACE TABLE leantest.t (id INT PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT, su SMALLINT UNSIGNED," +
@@ -209,11 +237,12 @@ func TestLeanMetadataChange(t *testing.T) {
 
 // TestLeanNoAllocations: an execute on the lean path allocates nothing
 // once its buffers have grown: a write, a row read, a count, a drain and
-// an integer list.
+// an integer list, on every client path.
 func TestLeanNoAllocations(t *testing.T) {
-	for network, c := range serverConnectors(t) {
-		t.Run(network, func(t *testing.T) {
-			lean, _ := leanPair(t, c)
+	for name, c := range leanConnectors(t) {
+		network := strings.ReplaceAll(name, " ", "_")
+		t.Run(name, func(t *testing.T) {
+			lean, _ := leanPair(t, c.conn, c.slot)
 			for _, s := range []string{"CREATE DATABASE IF NOT EXISTS leantest",
 				"CREATE OR REPLACE TABLE leantest.a" + network + " (id INT PRIMARY KEY, v BIGINT, s VARCHAR(200), d DATETIME)",
 				"INSERT INTO leantest.a" + network + " VALUES (1, 1, 'x', NOW()), (2, 2, 'y', NOW())"} {
