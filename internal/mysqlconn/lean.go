@@ -732,7 +732,7 @@ func firstInt(p []byte, cols []column) (int64, error) {
 	unsigned := c.flags&flagUnsigned != 0
 	switch c.typ {
 	case typeTiny, typeShort, typeYear, typeInt24, typeLong:
-		v, _, _, ok := fixedInt(c, d)
+		v, _, ok := fixedInt(c, d)
 		if !ok {
 			return 0, mysql.ErrMalformPkt
 		}
@@ -772,35 +772,35 @@ func firstInt(p []byte, cols []column) (int64, error) {
 }
 
 // fixedInt reads an integer column of at most 4 bytes: its value, width.
-func fixedInt(c column, d []byte) (v int64, n int, _ bool, ok bool) {
+func fixedInt(c column, d []byte) (v int64, n int, ok bool) {
 	unsigned := c.flags&flagUnsigned != 0
 	switch c.typ {
 	case typeTiny:
 		if len(d) < 1 {
-			return 0, 0, false, false
+			return 0, 0, false
 		}
 		if unsigned {
-			return int64(d[0]), 1, false, true
+			return int64(d[0]), 1, true
 		}
-		return int64(int8(d[0])), 1, false, true
+		return int64(int8(d[0])), 1, true
 	case typeShort, typeYear:
 		if len(d) < 2 {
-			return 0, 0, false, false
+			return 0, 0, false
 		}
 		u := binary.LittleEndian.Uint16(d)
 		if unsigned {
-			return int64(u), 2, false, true
+			return int64(u), 2, true
 		}
-		return int64(int16(u)), 2, false, true
+		return int64(int16(u)), 2, true
 	default: // INT24, LONG
 		if len(d) < 4 {
-			return 0, 0, false, false
+			return 0, 0, false
 		}
 		u := binary.LittleEndian.Uint32(d)
 		if unsigned {
-			return int64(u), 4, false, true
+			return int64(u), 4, true
 		}
-		return int64(int32(u)), 4, false, true
+		return int64(int32(u)), 4, true
 	}
 }
 
@@ -812,7 +812,7 @@ func fixedInt(c column, d []byte) (v int64, n int, _ bool, ok bool) {
 func appendBinary(b []byte, c column, d []byte) ([]byte, bool, int, error) {
 	switch c.typ {
 	case typeTiny, typeShort, typeYear, typeInt24, typeLong:
-		v, n, _, ok := fixedInt(c, d)
+		v, n, ok := fixedInt(c, d)
 		if !ok {
 			return b, false, 0, mysql.ErrMalformPkt
 		}
