@@ -89,7 +89,9 @@ func TestElideTypes(t *testing.T) {
 // both client paths: every result is the one the values ask for, and the
 // server received the types only when they changed (its session
 // Bytes_received: an execute of n parameters is 4+10 bytes, the NULL
-// bitmap, the flag, 2n bytes of types when sent, and the values).
+// bitmap, the flag, 2n bytes of types when sent, and the values), through
+// the driver's execute (Query) and the lean path (QueryRow, 32-bit
+// integers in 4 bytes).
 func TestExecuteTypesOnce(t *testing.T) {
 	const status = "SHOW SESSION STATUS LIKE 'Bytes_received'"
 	type step struct {
@@ -109,70 +111,88 @@ func TestExecuteTypesOnce(t *testing.T) {
 	}
 	for network, c := range serverConnectors(t) {
 		for _, threaded := range []bool{false, true} {
-			t.Run(network+"/threaded="+strconv.FormatBool(threaded), func(t *testing.T) {
-				slot := &Slot{blocking: threaded}
-				conn, err := c.Connect(slot)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer conn.Close()
-				if conn.sock.blocking != threaded {
-					t.Fatalf("blocking socket %v, want %v", conn.sock.blocking, threaded)
-				}
-				st, err := conn.Prepare("SELECT ?, ?")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				received := func() int {
-					rows, err := conn.Query(status)
-					if err != nil || len(rows) != 1 {
-						t.Fatal("Bytes_received:", err)
-					}
-					n, err := strconv.Atoi(string(rows[0][1]))
+			for _, lean := range []bool{false, true} {
+				t.Run(network+"/threaded="+strconv.FormatBool(threaded)+"/lean="+strconv.FormatBool(lean), func(t *testing.T) {
+					slot := &Slot{blocking: threaded}
+					conn, err := c.Connect(slot)
 					if err != nil {
 						t.Fatal(err)
 					}
-					return n
-				}
-				statusBytes := 4 + 1 + len(status)
-				for i, s := range steps {
-					args := make([]driver.NamedValue, len(s.args))
-					want := 4 + 10 + 1 + 1
-					if s.withTypes {
-						want += 2 * len(s.args)
+					defer conn.Close()
+					if conn.sock.blocking != threaded {
+						t.Fatalf("blocking socket %v, want %v", conn.sock.blocking, threaded)
 					}
-					for j, a := range s.args {
-						args[j] = driver.NamedValue{Ordinal: j + 1, Value: a}
-						switch a := a.(type) {
-						case int64:
-							want += 8
-						case string:
-							want += 1 + len(a)
-						}
-					}
-					before := received()
-					rows, err := st.Query(args)
+					st, err := conn.Prepare("SELECT ?, ?")
 					if err != nil {
-						t.Fatalf("step %d: %v", i, err)
+						t.Fatal(err)
 					}
-					if got := received() - before - statusBytes; got != want {
-						t.Errorf("step %d: the execute sent %d bytes, want %d", i, got, want)
+					defer st.Close()
+					if lean && !st.Lean() {
+						t.Fatal("not on the lean path")
 					}
-					if len(rows) != 1 || len(rows[0]) != len(s.want) {
-						t.Fatalf("step %d: got %q", i, rows)
-					}
-					for j, v := range rows[0] {
-						got := string(v)
-						if v == nil {
-							got = "NULL"
+					received := func() int {
+						rows, err := conn.Query(status)
+						if err != nil || len(rows) != 1 {
+							t.Fatal("Bytes_received:", err)
 						}
-						if got != s.want[j] {
-							t.Errorf("step %d column %d: got %q, want %q", i, j, got, s.want[j])
+						n, err := strconv.Atoi(string(rows[0][1]))
+						if err != nil {
+							t.Fatal(err)
+						}
+						return n
+					}
+					statusBytes := 4 + 1 + len(status)
+					for i, s := range steps {
+						args := make([]driver.NamedValue, len(s.args))
+						want := 4 + 10 + 1 + 1
+						if s.withTypes {
+							want += 2 * len(s.args)
+						}
+						for j, a := range s.args {
+							args[j] = driver.NamedValue{Ordinal: j + 1, Value: a}
+							switch a := a.(type) {
+							case int64:
+								want += 8
+								if lean {
+									want -= 4 // a 32-bit integer goes out as a LONG
+								}
+							case string:
+								want += 1 + len(a)
+							}
+						}
+						before := received()
+						var rows [][][]byte
+						if lean {
+							var row Row
+							var found bool
+							found, err = st.QueryRow(args, &row)
+							if found {
+								rows = [][][]byte{row.Values}
+							}
+						} else {
+							rows, err = st.Query(args)
+						}
+						if err != nil {
+							t.Fatalf("step %d: %v", i, err)
+						}
+						if got := received() - before - statusBytes; got != want {
+							t.Errorf("step %d: the execute sent %d bytes, want %d", i, got, want)
+						}
+						if len(rows) != 1 || len(rows[0]) != len(s.want) {
+							t.Fatalf("step %d: got %q", i, rows)
+						}
+						for j, v := range rows[0] {
+							got := string(v)
+							if v == nil {
+								got = "NULL"
+							}
+							if got != s.want[j] {
+								t.Errorf("step %d column %d: got %q, want %q", i, j, got, s.want[j])
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
