@@ -25,7 +25,7 @@ vet:
 # Then the packages whose loads take a client path run once more on each
 # path forced (GOSLAP_THREAD_PER_CLIENT_BELOW, internal/mysqlconn/threads.go):
 # by default a load below 7 clients is threaded, a plain statement load of 7
-# to 512 on the io_uring ring path (internal/engine/ringchoice.go; setting
+# to 128 on the io_uring ring path (internal/engine/ringchoice.go; setting
 # the threshold keeps it off) and the rest on the netpoller, so without the
 # forcing each test covers only the path its client count picks.
 PATH_PACKAGES = ./internal/mysqlconn/... ./internal/engine/... ./internal/workload/...

@@ -20,17 +20,19 @@ import (
 //     servers against the ring's 0.79-1.15x, at 6 on the default server
 //     (level on the tuned one), at 0.82-1.08x its CPU (the ring's
 //     0.74-1.06x); so the ring starts where the threaded path stops;
-//   - from 8 to 512 clients the ring's client CPU is the lowest of the
-//     three (0.42-0.76x mariadb-slap's; the netpoller's 0.75-0.96x) at a
-//     wall time level with or shorter than the netpoller's (but at 256);
-//   - at 1000 its one thread per 1024 clients (ringpath.go's
-//     ringPerThread) gives a longer wall than the netpoller's (1.05-1.60x
-//     mariadb-slap's against 0.68-1.01x) and costs the server more CPU, so
-//     from 513 (the counts between 512 and 1000 were not measured) the
-//     netpoller keeps the load.
+//   - from 8 to 128 clients the ring's client CPU is the lowest of the
+//     three (0.43-0.96x mariadb-slap's, typically 0.5-0.75x; the
+//     netpoller's typically 0.8-0.9x) at a wall time level with the
+//     netpoller's;
+//   - from 256 clients its one thread per 1024 clients (ringpath.go's
+//     ringPerThread) makes the server spend more CPU than the netpoller
+//     does (up to 1.4x at 512, more than the client saves) and its wall
+//     is the longer in most sets (256: 3 of 4, 512: 2 of 4, 1000: all 4),
+//     so from 129 (129-255 were not measured and keep the netpoller, the
+//     path they had before) the netpoller keeps the load.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
-	RingBelow = 513
+	RingBelow = 129
 )
 
 // ringChosen reports whether a load of clients is meant for the ring path
