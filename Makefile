@@ -24,9 +24,10 @@ vet:
 #
 # Then the packages whose loads take a client path run once more on each
 # path forced (GOSLAP_THREAD_PER_CLIENT_BELOW, internal/mysqlconn/threads.go):
-# by default a load below 5 clients is threaded and one of 5 or more on the
-# netpoller, so without the forcing each test covers only the path its
-# client count picks.
+# by default a load below 7 clients is threaded, a plain statement load of 7
+# to 128 on the io_uring ring path (internal/engine/ringchoice.go; setting
+# the threshold keeps it off) and the rest on the netpoller, so without the
+# forcing each test covers only the path its client count picks.
 PATH_PACKAGES = ./internal/mysqlconn/... ./internal/engine/... ./internal/workload/...
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 20m ./...

@@ -39,6 +39,12 @@
 // test through goslap's Lua interpreter (issue 27's table):
 //
 //	go run ./bench/oltpbench -goslap builtin=./goslap,lua=./goslap -interpret lua -only ps-16,rw-16
+//
+// A goslap variant can carry its own environment, NAME=PATH@VAR=VALUE, e.g.
+// the two client paths of one binary:
+//
+//	go run ./bench/oltpbench -threads 4,8 -only ro-4,ro-8 \
+//	  -goslap 'thr=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=100000,net=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=0'
 package main
 
 import (
@@ -100,6 +106,7 @@ type tool struct {
 	// its interpreter (--lua-interpreter) instead of its built-in workload
 	// (sysbench rows only).
 	script string
+	env    []string // extra environment (variant@VAR=VALUE)
 }
 
 // The reference tools' names in the tables.
@@ -123,7 +130,7 @@ const tpccHowTo = "git clone https://github.com/Percona-Lab/tpcc-mysql; cd tpcc-
 
 func main() {
 	var (
-		goslap     = flag.String("goslap", "./goslap", "goslap binary, or NAME=PATH,NAME=PATH to compare builds")
+		goslap     = flag.String("goslap", "./goslap", "goslap binary, or NAME=PATH[@VAR=VALUE...],... to compare builds or environments")
 		sysbench   = flag.String("sysbench", "sysbench", "sysbench 1.0.20 binary")
 		servers    = flag.String("server", "default,tuned", "server configurations to run: default, tuned or both")
 		runs       = flag.Int("runs", 5, "runs per tool and workload (medians are taken)")
@@ -157,6 +164,7 @@ func main() {
 	}
 	var variants []tool
 	for _, spec := range strings.Split(*goslap, ",") {
+		spec, envs, _ := strings.Cut(spec, "@")
 		name, path, ok := strings.Cut(spec, "=")
 		if !ok {
 			name, path = "goslap", spec
@@ -164,6 +172,9 @@ func main() {
 		abs, err := filepath.Abs(path)
 		check(err)
 		t := tool{name: name, path: abs, kind: goslapKind}
+		if envs != "" {
+			t.env = strings.Split(envs, "@")
+		}
 		if slices.Contains(strings.Split(*interpret, ","), name) {
 			t.script = *scripts
 		}
@@ -255,9 +266,9 @@ func main() {
 					slices.Reverse(seq)
 				}
 				for _, t := range seq {
-					var env []string
+					env := slices.Clone(t.env)
 					if t.kind == goslapKind && *goslapEnv != "" {
-						env = strings.Split(*goslapEnv, ",")
+						env = append(env, strings.Split(*goslapEnv, ",")...)
 					}
 					s, err := runOnce(t, w, args, env, serverPID)
 					if err != nil {

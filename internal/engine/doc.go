@@ -49,10 +49,11 @@
 // unit, timed from its first attempt.
 //
 // Client paths: a goroutine per client on the netpoller, a locked OS
-// thread per client below mysqlconn's threshold, and, with GOSLAP_RING=1
-// for loads whose clients give their units as statement texts
-// (workload.StatementClient), the ring path: a few OS threads each
-// driving many connections on io_uring (ringpath.go). All three share the
+// thread per client below mysqlconn's threshold, and, for loads whose
+// clients give their units as statement texts (workload.StatementClient),
+// the ring path from RingFrom to below RingBelow clients or wherever
+// GOSLAP_RING=1 (ringchoice.go): a few OS threads each driving many
+// connections on io_uring (ringpath.go). All three share the
 // admission and recording of a unit (client.admit, client.record,
 // client.tolerate), so limits, warm-up, errors and intervals agree.
 //

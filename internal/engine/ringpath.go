@@ -103,7 +103,7 @@ func RingClients() int64 { return ringArrivals.Load() }
 // unpaced (pacing stays on loop), a plain connector, and every client able
 // to give its units as statements.
 func (r *run) ringWanted() bool {
-	if os.Getenv(RingEnv) != "1" || r.paced || !r.p.Connector.Plain() {
+	if !ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil) || r.paced || !r.p.Connector.Plain() {
 		return false
 	}
 	for i := range r.clients {

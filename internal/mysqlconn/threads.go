@@ -10,19 +10,19 @@ import (
 )
 
 // DefaultThreadBelow is the number of clients below which a load runs on
-// the thread-per-client path (see Threads). It was 3, the crossing point
-// of mysqlslap's key load in an older sweep; since the threaded sockets
-// left the runtime's epoll set, 4 clients run better threaded as well:
-// oltp_read_only at 4 threads 1.06x sysbench's tps at 0.96x its CPU per
-// transaction against the netpoller's 0.88x and 1.14x, the key load at 4
-// clients 0.89x the wall time at the same CPU, while at 8 and 16 the
-// netpoller still wins (BENCHMARKS.md, "Client cost on a quiet machine").
-// Re-checked against a netpoller on one P (BENCHMARKS.md, "Netpoller path:
-// Ps and the threshold"): at 4 clients it spends 0.76-0.98x the threaded
-// path's CPU per transaction but reaches 0.74-0.87x its oltp_read_only and
-// point-select throughput; at 8 and 16 the threaded path costs 1.05-1.58x
-// the key load's CPU. The threshold stays.
-const DefaultThreadBelow = 5
+// the thread-per-client path (see Threads). It was 3, then 5 (measured
+// before the poll wait, on a loaded machine); re-measured with the poll
+// wait on both servers at 4, 6, 8, 12, 16 and 32 clients (BENCHMARKS.md,
+// "Client paths by client count"): at 4 and 6 clients the threaded path
+// gave the higher tps in every row (oltp_point_select, oltp_read_only,
+// oltp_read_write, TPC-C at 4 connections; both servers), at 4 also the
+// lower CPU per transaction in every row, at 6 in half of them; at 8 the
+// netpoller's CPU per transaction was the lower in 7 rows of 8 (TPC-C's
+// tpmC too), and from 12 in every row. 7 was not measured: it stays with
+// its lower neighbour. From this count on, loads whose clients give plain
+// statements take the engine's ring path (engine.RingFrom,
+// internal/engine/ringchoice.go) rather than the netpoller.
+const DefaultThreadBelow = 7
 
 // ThreadBelowEnv names the environment variable that overrides
 // DefaultThreadBelow (a whole number; 0 keeps every load on the netpoller

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+)
+
+// The ring path's default range in clients: a load of RingFrom clients or
+// more and fewer than RingBelow runs on the ring path when it is eligible
+// (ringWanted's other conditions) and io_uring is there (startRings falls
+// back to the other paths otherwise). Measured on mysqlslap's key load,
+// both servers, the ring, the thread-per-client and the netpoller paths at
+// 2 to 1000 clients (BENCHMARKS.md, "Client paths by client count"):
+//
+//   - below mysqlconn.DefaultThreadBelow the threaded path's wall time is
+//     the shorter: at 2 and 4 clients 0.67-0.90x mariadb-slap's on both
+//     servers against the ring's 0.79-1.15x, at 6 on the default server
+//     (level on the tuned one), at 0.82-1.08x its CPU (the ring's
+//     0.74-1.06x); so the ring starts where the threaded path stops;
+//   - from 8 to 128 clients the ring's client CPU is the lowest of the
+//     three (0.43-0.96x mariadb-slap's, typically 0.5-0.75x; the
+//     netpoller's typically 0.8-0.9x) at a wall time level with the
+//     netpoller's;
+//   - from 256 clients its one thread per 1024 clients (ringpath.go's
+//     ringPerThread) makes the server spend more CPU than the netpoller
+//     does (up to 1.4x at 512, more than the client saves) and its wall
+//     is the longer in most sets (256: 3 of 4, 512: 2 of 4, 1000: all 4),
+//     so from 129 (129-255 were not measured and keep the netpoller, the
+//     path they had before) the netpoller keeps the load.
+const (
+	RingFrom  = mysqlconn.DefaultThreadBelow
+	RingBelow = 129
+)
+
+// ringChosen reports whether a load of clients is meant for the ring path
+// (ringWanted then checks that it can run there): ringEnv, RingEnv's
+// value, "1" forces it, "0" forbids it; otherwise the default range,
+// unless the thread-per-client threshold was chosen explicitly
+// (threadsSet: the plan's ThreadPerClientBelow, or mysqlconn.ThreadBelowEnv
+// in the environment).
+// That choice is between the other two paths, and is how the test suites
+// and the benchmarks force one of them, so it keeps the load off the ring
+// as it did before the ring had a default.
+func ringChosen(clients int, ringEnv string, threadsSet bool) bool {
+	return ringRule(clients, ringEnv, threadsSet || threadBelowInEnv())
+}
+
+// ringRule is ringChosen's rule on its inputs.
+func ringRule(clients int, ringEnv string, threadsSet bool) bool {
+	switch strings.TrimSpace(ringEnv) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return !threadsSet && clients >= RingFrom && clients < RingBelow
+}
+
+// threadBelowInEnv reports whether mysqlconn.ThreadBelowEnv sets the
+// threshold (a whole number of 0 or more, as mysqlconn reads it).
+func threadBelowInEnv() bool {
+	v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(mysqlconn.ThreadBelowEnv)))
+	return err == nil && v >= 0
+}

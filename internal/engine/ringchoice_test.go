@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/goslap/goslap/internal/mysqlconn"
+)
+
+// TestRingRule: the ring path's default range and what overrides it.
+func TestRingRule(t *testing.T) {
+	for _, tc := range []struct {
+		clients    int
+		env        string
+		threadsSet bool
+		want       bool
+	}{
+		{1, "", false, false},
+		{RingFrom - 1, "", false, false},
+		{RingFrom, "", false, true},
+		{16, "", false, true},
+		{RingBelow - 1, "", false, true},
+		{RingBelow, "", false, false},
+		{19000, "", false, false},
+		// Forced either way, whatever the count.
+		{1, "1", false, true},
+		{19000, "1", false, true},
+		{16, " 1 ", true, true},
+		{16, "0", false, false},
+		{RingFrom, "0", false, false},
+		// An explicit thread-per-client threshold chooses between the
+		// other two paths.
+		{16, "", true, false},
+		// A value that is neither is the default, as an unset one.
+		{16, "yes", false, true},
+		{1, "yes", false, false},
+	} {
+		if got := ringRule(tc.clients, tc.env, tc.threadsSet); got != tc.want {
+			t.Errorf("ringRule(%d clients, %s=%q, thread threshold set %v) = %v, want %v",
+				tc.clients, RingEnv, tc.env, tc.threadsSet, got, tc.want)
+		}
+	}
+}
+
+// TestRingChosenThreadEnv: mysqlconn.ThreadBelowEnv set to a threshold
+// keeps a load in the ring's range off the ring (the forced-path test
+// runs), a value mysqlconn ignores does not.
+func TestRingChosenThreadEnv(t *testing.T) {
+	for _, tc := range []struct {
+		threadEnv string
+		want      bool
+	}{
+		{"", true},
+		{"0", false},
+		{"100000", false},
+		{"-1", true},
+		{"many", true},
+	} {
+		t.Run(tc.threadEnv, func(t *testing.T) {
+			t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
+			if got := ringChosen(16, "", false); got != tc.want {
+				t.Errorf("16 clients with %s=%q: ring %v, want %v", mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
+			}
+			if !ringChosen(16, "1", false) {
+				t.Errorf("%s=1 did not force the ring with %s=%q", RingEnv, mysqlconn.ThreadBelowEnv, tc.threadEnv)
+			}
+		})
+	}
+}
