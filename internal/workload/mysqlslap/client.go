@@ -159,8 +159,8 @@ type client struct {
 	connected              bool
 	tally                  workload.Tally
 
-	// sent is the text NextStatement gave last, in the caller's buffer,
-	// until StatementDone.
+	// sent is the text Statement appended last, in the caller's buffer,
+	// until its reply; nil when none is awaited.
 	sent []byte
 }
 
@@ -267,31 +267,50 @@ func (c *client) Statements() bool {
 	return c.commit == 0 && c.detach == 0 && c.echo == nil
 }
 
-// NextStatement (workload.StatementClient) is Next's statement, not sent.
-func (c *client) NextStatement(dst []byte) ([]byte, int, bool) {
+// comQuery is COM_QUERY's command byte.
+const comQuery = 0x03
+
+// Statement (workload.StatementClient) counts the reply to the statement
+// it appended last, or words its error as Next does, and appends Next's
+// next statement, not sent. Every unit is one statement.
+func (c *client) Statement(dst []byte, reply workload.Reply) ([]byte, workload.StatementStep) {
+	var step workload.StatementStep
+	step.Ended = true
+	if sent := c.sent; sent != nil {
+		c.sent = nil
+		if reply.Err != nil {
+			step.Err = &StatementError{Text: string(sent), Err: reply.Err}
+		} else {
+			c.tally.Other++
+		}
+	}
 	if c.n == 0 {
-		return dst, OpNone, true
+		step.Op, step.Skip = OpNone, true
+		return dst, step
 	}
 	text, op := c.choose()
+	step.Op = op
 	if op != OpQuery {
-		return dst, op, true
+		step.Skip = true
+		return dst, step
 	}
+	dst = append(dst, comQuery)
 	start := len(dst)
 	dst = append(dst, text...)
 	c.sent = dst[start:]
-	return dst, op, false
+	return dst, step
 }
 
-// StatementDone (workload.StatementClient) counts the statement
-// NextStatement gave, or words its error as Next does.
-func (c *client) StatementDone(_ uint64, err error) error {
-	sent := c.sent
-	c.sent = nil
-	if err != nil {
-		return &StatementError{Text: string(sent), Err: err}
-	}
-	c.tally.Other++
-	return nil
+// Again (workload.StatementClient) appends the statement Statement
+// appended last once more.
+func (c *client) Again(dst []byte) []byte {
+	dst = append(dst, comQuery)
+	start := len(dst)
+	// The text may be where dst's backing array already holds it: copy
+	// moves it as memmove does.
+	dst = append(dst, c.sent...)
+	c.sent = dst[start:]
+	return dst
 }
 
 func (c *client) End(conn *mysqlconn.Conn) error {
