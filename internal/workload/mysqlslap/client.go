@@ -52,6 +52,9 @@ type Load struct {
 	texts   []string // the query list, read-only for the clients; nil when generated as it goes
 	keyed   []bool   // texts[i] needs a key
 	n       int      // length of the query list
+	// infile: a statement of the list may ask the client for a file
+	// (LOAD DATA/XML LOCAL INFILE), a request only the driver answers.
+	infile bool
 }
 
 // NewLoad returns the clients of the current iteration with clients
@@ -64,6 +67,7 @@ func (s *Script) NewLoad(clients int) *Load {
 	l.keyed = make([]bool, len(p.Query))
 	for i, st := range p.Query {
 		l.texts[i], l.keyed[i] = st.Text, st.NeedsKey
+		l.infile = l.infile || localInfile(st.Text)
 	}
 	return l
 }
@@ -261,10 +265,36 @@ func (c *client) choose() (string, int) {
 	return text, OpQuery
 }
 
-// Statements (workload.StatementClient): without --commit, --detach and
-// the echo of --verbose, every unit is one statement of the list.
+// Statements (workload.StatementClient): without --commit, --detach, the
+// echo of --verbose and LOAD DATA LOCAL INFILE in the list, every unit is
+// one statement of the list.
 func (c *client) Statements() bool {
-	return c.commit == 0 && c.detach == 0 && c.echo == nil
+	return c.commit == 0 && c.detach == 0 && c.echo == nil && !c.l.infile
+}
+
+// localInfile reports whether text may be a LOAD DATA (or XML) LOCAL
+// INFILE: the words LOCAL and INFILE in it, in any case. A false alarm
+// only keeps the load off the ring path; the lazily generated lists
+// (auto-generate-sql) never have one.
+func localInfile(text string) bool {
+	return containsFold(text, "local") && containsFold(text, "infile")
+}
+
+// containsFold is strings.Contains ignoring ASCII case; word is lower
+// case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if s[i+j]|0x20 != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // comQuery is COM_QUERY's command byte.

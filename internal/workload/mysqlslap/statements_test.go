@@ -32,6 +32,9 @@ func TestStatementClient(t *testing.T) {
 		{name: "mixed load", plan: mixed, keys: []string{"k1", "k2"}, statements: true},
 		{name: "--commit", plan: func() sqlgen.Config { c := plain; c.Commit = 2; return c }()},
 		{name: "--detach", plan: func() sqlgen.Config { c := plain; c.Detach = 2; return c }()},
+		// The server asks the client for the file: only the driver answers.
+		{name: "LOAD DATA LOCAL INFILE", plan: sqlgen.Config{Query: sqlgen.Source{Text: "SELECT 1;load data Local infile 'rows.tsv' INTO TABLE t", Set: true}, Delimiter: ";"}},
+		{name: "LOAD DATA INFILE (the server's file)", plan: sqlgen.Config{Query: sqlgen.Source{Text: "LOAD DATA INFILE 'rows.tsv' INTO TABLE t", Set: true}, Delimiter: ";"}, statements: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const id, units = 1, 40
