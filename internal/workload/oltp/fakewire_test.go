@@ -81,7 +81,7 @@ func sysbenchServer(noChange bool, fail func(q mysqlfake.Query) mysqlfake.Reply)
 
 // fakeClient is client 0 of the workload built from words, begun on a
 // connection to s.
-func fakeClient(t *testing.T, s *mysqlfake.Server, name string, words ...string) *client {
+func fakeClient(t testing.TB, s *mysqlfake.Server, name string, words ...string) *client {
 	t.Helper()
 	w := build(t, name, words...)
 	l, err := w.Load(workload.Iteration{Point: workload.Point{Clients: 1}, Number: 1})

@@ -99,3 +99,38 @@ func firstLineDiff(a, b string) string {
 	}
 	return "nowhere"
 }
+
+// BenchmarkRingEvent is the workload's side of one event on the ring
+// path, without a server: the Statement calls of an event (one per
+// statement) with replies that change one row. allocs/op is what the
+// workload allocates per event there (the ring path adds none of its
+// own: the event's statements and packets reuse the client's buffers).
+//
+//	go test ./internal/workload/oltp -run '^$' -bench RingEvent -benchmem
+func BenchmarkRingEvent(b *testing.B) {
+	for _, name := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write"} {
+		b.Run(name, func(b *testing.B) {
+			s := mysqlfake.Start(b, sysbenchServer(false, nil), mysqlfake.Options{})
+			c := fakeClient(b, s, name, "--tables=1", "--table-size=10000")
+			if !c.Statements() {
+				b.Fatal("Statements() false")
+			}
+			buf := make([]byte, 4, 512)
+			var calls int
+			reply := workload.Reply{Affected: 1}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				for {
+					calls++
+					out, st := c.Statement(buf[:4], reply)
+					buf = out
+					if st.Ended {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(calls)/float64(b.N), "calls/event")
+		})
+	}
+}
