@@ -35,6 +35,11 @@
 //	go run ./bench/oltpbench -goslap ./goslap -server default,tuned -runs 5
 //	go run ./bench/oltpbench -goslap ./goslap -tpcc-mysql /tmp/tpcc-mysql -only tpcc-4,tpcc-16
 //
+// A -goslap variant can carry its own environment, NAME=PATH@VAR=VALUE,
+// e.g. one binary on its two client paths:
+//
+//	go run ./bench/oltpbench -goslap 'ring=./goslap@GOSLAP_RING=1,net=./goslap@GOSLAP_RING=0' -only ps-16,ro-16
+//
 // With -interpret a goslap variant runs sysbench's stock script of each
 // test through goslap's Lua interpreter (issue 27's table):
 //
@@ -100,6 +105,7 @@ type tool struct {
 	// its interpreter (--lua-interpreter) instead of its built-in workload
 	// (sysbench rows only).
 	script string
+	env    []string // extra environment (NAME=PATH@VAR=VALUE)
 }
 
 // The reference tools' names in the tables.
@@ -157,6 +163,9 @@ func main() {
 	}
 	var variants []tool
 	for _, spec := range strings.Split(*goslap, ",") {
+		// A variant can carry its own environment, NAME=PATH@VAR=VALUE
+		// (as slapbench's): e.g. one binary on two client paths.
+		spec, envs, _ := strings.Cut(spec, "@")
 		name, path, ok := strings.Cut(spec, "=")
 		if !ok {
 			name, path = "goslap", spec
@@ -164,6 +173,9 @@ func main() {
 		abs, err := filepath.Abs(path)
 		check(err)
 		t := tool{name: name, path: abs, kind: goslapKind}
+		if envs != "" {
+			t.env = strings.Split(envs, "@")
+		}
 		if slices.Contains(strings.Split(*interpret, ","), name) {
 			t.script = *scripts
 		}
@@ -255,9 +267,9 @@ func main() {
 					slices.Reverse(seq)
 				}
 				for _, t := range seq {
-					var env []string
+					env := slices.Clone(t.env)
 					if t.kind == goslapKind && *goslapEnv != "" {
-						env = strings.Split(*goslapEnv, ",")
+						env = append(env, strings.Split(*goslapEnv, ",")...)
 					}
 					s, err := runOnce(t, w, args, env, serverPID)
 					if err != nil {
