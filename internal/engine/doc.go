@@ -50,7 +50,7 @@
 //
 // Client paths: a goroutine per client on the netpoller, a locked OS
 // thread per client below mysqlconn's threshold, and, with GOSLAP_RING=1
-// for loads whose clients give their units as statement texts
+// for loads whose clients give their units as statements
 // (workload.StatementClient), the ring path: a few OS threads each
 // driving many connections on io_uring (ringpath.go). All three share the
 // admission and recording of a unit (client.admit, client.record,

@@ -15,10 +15,14 @@ import (
 )
 
 // The ring path (docs/architecture.md, "The ring path"; issue 28): the
-// statements of clients whose units are plain statements
-// (workload.StatementClient) are sent by a few locked OS threads, each
-// driving its share of the connections on one io_uring (ring.Loop), instead
-// of one goroutine per client parked in the netpoller per reply.
+// statements of clients whose units are statements that never depend on an
+// earlier reply (workload.StatementClient: mysqlslap's lists, sysbench's
+// built-in events) are sent by a few locked OS threads, each driving its
+// share of the connections on one io_uring (ring.Loop), instead of one
+// goroutine per client parked in the netpoller per reply. The workload is
+// called once per statement (Statement takes the reply and gives the next
+// statement); a unit of several statements goes one statement at a time,
+// each reply awaited.
 //
 // A client's goroutine still connects, begins, ends and closes, and
 // reconnects after a broken connection (a ring thread never dials: one
