@@ -1,8 +1,6 @@
 package oltp
 
 import (
-	"unsafe"
-
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -224,10 +222,4 @@ func (c *client) collectStmt(k kind, t int, d *stmtDef) {
 	s.end = len(e.buf)
 	s.after = c.genState()
 	e.stmts = append(e.stmts, s)
-}
-
-// textOf is statement s's text when it goes as a query (tests).
-func (c *client) textOf(s *ringStmt) string {
-	p := c.ring.buf[s.off+1 : s.end]
-	return unsafe.String(unsafe.SliceData(p), len(p))
 }
