@@ -35,16 +35,17 @@
 //	go run ./bench/oltpbench -goslap ./goslap -server default,tuned -runs 5
 //	go run ./bench/oltpbench -goslap ./goslap -tpcc-mysql /tmp/tpcc-mysql -only tpcc-4,tpcc-16
 //
+// A -goslap variant can carry its own environment, NAME=PATH@VAR=VALUE,
+// e.g. one binary on its two client paths:
+//
+//	go run ./bench/oltpbench -goslap 'ring=./goslap@GOSLAP_RING=1,net=./goslap@GOSLAP_RING=0' -only ps-16,ro-16
+//	go run ./bench/oltpbench -threads 4,8 -only ro-4,ro-8 \
+//	  -goslap 'thr=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=100000,net=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=0'
+//
 // With -interpret a goslap variant runs sysbench's stock script of each
 // test through goslap's Lua interpreter (issue 27's table):
 //
 //	go run ./bench/oltpbench -goslap builtin=./goslap,lua=./goslap -interpret lua -only ps-16,rw-16
-//
-// A goslap variant can carry its own environment, NAME=PATH@VAR=VALUE, e.g.
-// the two client paths of one binary:
-//
-//	go run ./bench/oltpbench -threads 4,8 -only ro-4,ro-8 \
-//	  -goslap 'thr=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=100000,net=./goslap@GOSLAP_THREAD_PER_CLIENT_BELOW=0'
 package main
 
 import (
@@ -106,7 +107,7 @@ type tool struct {
 	// its interpreter (--lua-interpreter) instead of its built-in workload
 	// (sysbench rows only).
 	script string
-	env    []string // extra environment (variant@VAR=VALUE)
+	env    []string // extra environment (NAME=PATH@VAR=VALUE)
 }
 
 // The reference tools' names in the tables.
@@ -164,6 +165,8 @@ func main() {
 	}
 	var variants []tool
 	for _, spec := range strings.Split(*goslap, ",") {
+		// A variant can carry its own environment, NAME=PATH@VAR=VALUE
+		// (as slapbench's): e.g. one binary on two client paths.
 		spec, envs, _ := strings.Cut(spec, "@")
 		name, path, ok := strings.Cut(spec, "=")
 		if !ok {

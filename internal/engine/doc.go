@@ -50,7 +50,7 @@
 //
 // Client paths: a goroutine per client on the netpoller, a locked OS
 // thread per client below mysqlconn's threshold, and, for loads whose
-// clients give their units as statement texts (workload.StatementClient),
+// clients give their units as statements (workload.StatementClient),
 // the ring path from RingFrom to below RingBelow clients or wherever
 // GOSLAP_RING=1 (ringchoice.go): a few OS threads each driving many
 // connections on io_uring (ringpath.go). All three share the

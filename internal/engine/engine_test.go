@@ -75,7 +75,7 @@ func (w *scripted) Teardown(context.Context, *workload.Session, workload.Point) 
 func (w *scripted) Load(workload.Iteration) (workload.Load, error)                    { return w, nil }
 func (w *scripted) Client(id int) workload.Client {
 	if w.text != nil {
-		return &textClient{scriptedClient{w: w, id: id}}
+		return &textClient{scriptedClient: scriptedClient{w: w, id: id}}
 	}
 	return &scriptedClient{w: w, id: id}
 }

@@ -15,10 +15,14 @@ import (
 )
 
 // The ring path (docs/architecture.md, "The ring path"; issue 28): the
-// statements of clients whose units are plain statements
-// (workload.StatementClient) are sent by a few locked OS threads, each
-// driving its share of the connections on one io_uring (ring.Loop), instead
-// of one goroutine per client parked in the netpoller per reply.
+// statements of clients whose units are statements that never depend on an
+// earlier reply (workload.StatementClient: mysqlslap's lists, sysbench's
+// built-in events) are sent by a few locked OS threads, each driving its
+// share of the connections on one io_uring (ring.Loop), instead of one
+// goroutine per client parked in the netpoller per reply. The workload is
+// called once per statement (Statement takes the reply and gives the next
+// statement); a unit of several statements goes one statement at a time,
+// each reply awaited.
 //
 // A client's goroutine still connects, begins, ends and closes, and
 // reconnects after a broken connection (a ring thread never dials: one
@@ -32,9 +36,9 @@ import (
 // ring.New refuses where io_uring is unavailable (every system but Linux,
 // old kernels, seccomp): the load then keeps the goroutine path.
 
-// RingEnv names the environment variable that puts eligible loads on the
-// ring path ("1"). The default is off until the threshold in clients at
-// which the ring wins is measured on both servers.
+// RingEnv names the environment variable that puts every eligible load on
+// the ring path ("1") or none ("0"); unset, the measured default range of
+// ringchoice.go decides.
 const RingEnv = "GOSLAP_RING"
 
 // ringPerThread is the most clients one ring thread drives (the probe ran
@@ -82,11 +86,14 @@ type ringUnit struct {
 	sc       workload.StatementClient
 	rc       *ring.Conn
 	on       bool      // the client is on the ring (not given back)
-	pkt      []byte    // the COM_QUERY in flight (the kernel reads it)
+	pkt      []byte    // header and payload of the statement in flight or next (the kernel reads it)
 	t0       time.Time // the unit's start (its first attempt's)
 	restart  time.Time // non-zero: the unit is restarted after an ignored error
 	measured bool
-	op       int
+	op       int // the running unit's
+	// The next unit, whose first statement (unless skip) is in pkt.
+	nextOp   int
+	nextSkip bool
 }
 
 // newRing is ring.New (tests: a system without io_uring).
@@ -271,15 +278,23 @@ func (t *ringThread) take(m ringMsg) {
 			c.back <- ringEnd
 			return
 		}
-		u = &ringUnit{c: c, sc: c.wc.(workload.StatementClient), rc: rc, pkt: make([]byte, 0, 256)}
+		u = &ringUnit{c: c, sc: c.wc.(workload.StatementClient), rc: rc, pkt: make([]byte, 4, 256)}
 		c.ru = u
 		t.units = append(t.units, u)
 		ringArrivals.Add(1)
+		// The first unit's statement: drawn before its admission, which
+		// no workload can observe.
+		var st workload.StatementStep
+		u.pkt, st = u.sc.Statement(u.pkt[:4], workload.Reply{})
+		u.nextOp, u.nextSkip = st.Op, st.Skip
 	} else if err := u.rc.Rebind(m.fd, m.deprecateEOF); err != nil {
 		t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
 		u.on = true
 		t.leave(u, ringEnd)
 		return
+	} else if !u.nextSkip {
+		// The restarted unit's first statement, for the new connection.
+		u.pkt = u.sc.Again(u.pkt[:4])
 	}
 	u.on = true
 	t.start(u, time.Now())
@@ -315,29 +330,31 @@ func (t *ringThread) start(u *ringUnit, now time.Time) {
 			t.leave(u, ringEnd)
 			return
 		}
-		pkt, op, skip := u.sc.NextStatement(u.pkt[:5])
-		u.pkt, u.t0, u.measured, u.op = pkt, t0, measured, op
-		if skip {
-			now = time.Now()
-			if !t.succeeded(u, now) {
-				return
-			}
-			continue
+		u.t0, u.measured, u.op = t0, measured, u.nextOp
+		if !u.nextSkip {
+			t.send(u, now)
+			return
 		}
-		n := len(pkt) - 4
-		pkt[0], pkt[1], pkt[2], pkt[3], pkt[4] = byte(n), byte(n>>8), byte(n>>16), 0, comQuery
-		if err := u.rc.Start(pkt); err != nil {
-			if werr := u.sc.StatementDone(0, err); werr != nil {
-				err = werr
-			}
-			t.failed(u, err, now)
+		now = time.Now()
+		if !t.succeeded(u, now) {
+			return
 		}
-		return
+		var st workload.StatementStep
+		u.pkt, st = u.sc.Statement(u.pkt[:4], workload.Reply{})
+		u.nextOp, u.nextSkip = st.Op, st.Skip
 	}
 }
 
-// comQuery is COM_QUERY's command byte.
-const comQuery = 0x03
+// send starts the exchange of the statement in u.pkt; a connection that
+// cannot take it is that statement's reply.
+func (t *ringThread) send(u *ringUnit, now time.Time) {
+	pkt := u.pkt
+	n := len(pkt) - 4
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(n), byte(n>>8), byte(n>>16), 0
+	if err := u.rc.Start(pkt); err != nil {
+		t.replied(u, workload.Reply{Err: wireError(err)}, now)
+	}
+}
 
 // completed is Poll's callback: u's exchange finished.
 func (t *ringThread) completed(rc *ring.Conn, res ring.Result) {
@@ -346,13 +363,27 @@ func (t *ringThread) completed(rc *ring.Conn, res ring.Result) {
 		// and the start of the units it starts.
 		t.now = time.Now()
 	}
-	u := t.units[rc.ID()]
-	if err := u.sc.StatementDone(res.Rows, wireError(res.Err)); err != nil {
-		t.failed(u, err, t.now)
+	t.replied(t.units[rc.ID()], workload.Reply{Rows: res.Rows, Affected: res.Affected, Err: wireError(res.Err)}, t.now)
+}
+
+// replied gives the workload the reply to u's statement at now, in the
+// one call per statement that also takes the next statement: the unit
+// goes on with it, or it ended (recorded, or failed) and the next unit
+// starts with it.
+func (t *ringThread) replied(u *ringUnit, reply workload.Reply, now time.Time) {
+	var st workload.StatementStep
+	u.pkt, st = u.sc.Statement(u.pkt[:4], reply)
+	if !st.Ended {
+		t.send(u, now)
 		return
 	}
-	if t.succeeded(u, t.now) {
-		t.start(u, t.now)
+	u.nextOp, u.nextSkip = st.Op, st.Skip
+	if st.Err != nil {
+		t.failed(u, st.Err, now)
+		return
+	}
+	if t.succeeded(u, now) {
+		t.start(u, now)
 	}
 }
 
@@ -375,7 +406,7 @@ func (t *ringThread) succeeded(u *ringUnit, now time.Time) bool {
 	return true
 }
 
-// failed is u's unit ending in err (StatementDone's) at now, as loop's
+// failed is u's unit ending in err (Statement's) at now, as loop's
 // error branch: fatal or counted and restarted, the restart after a
 // reconnect by the client's goroutine when the connection broke.
 func (t *ringThread) failed(u *ringUnit, err error, now time.Time) {

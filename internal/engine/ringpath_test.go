@@ -20,7 +20,11 @@ import (
 
 // textClient is a scripted client whose units are the statements of its
 // workload's text: a workload.StatementClient, so the ring path may run it.
-type textClient struct{ scriptedClient }
+type textClient struct {
+	scriptedClient
+	sent bool   // a statement is in flight
+	text []byte // the statement last appended
+}
 
 func (c *textClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	c.n++
@@ -29,25 +33,37 @@ func (c *textClient) Next(conn *mysqlconn.Conn) (workload.Step, error) {
 	err := conn.Exec(stmt)
 	if err == nil {
 		c.tally.Reads++
+	} else {
+		c.w.fails.Add(1)
 	}
 	return workload.Step{Op: op}, err
 }
 
 func (c *textClient) Statements() bool { return !c.w.plainNext }
 
-func (c *textClient) NextStatement(dst []byte) ([]byte, int, bool) {
+// Statement counts the reply to the statement in flight (sent) and
+// appends unit n's.
+func (c *textClient) Statement(dst []byte, reply workload.Reply) ([]byte, workload.StatementStep) {
+	step := workload.StatementStep{Ended: true}
+	if c.sent {
+		c.sent = false
+		if reply.Err == nil {
+			c.tally.Reads++
+		} else {
+			c.w.fails.Add(1)
+		}
+		step.Err = reply.Err
+	}
 	c.n++
 	c.w.calls.Add(1)
 	stmt, op := c.w.text(c.id, c.n)
-	return append(dst, stmt...), op, false
+	step.Op = op
+	dst = append(dst, 0x03)
+	c.text, c.sent = append(c.text[:0], stmt...), true
+	return append(dst, stmt...), step
 }
 
-func (c *textClient) StatementDone(_ uint64, err error) error {
-	if err == nil {
-		c.tally.Reads++
-	}
-	return err
-}
+func (c *textClient) Again(dst []byte) []byte { return append(append(dst, 0x03), c.text...) }
 
 func selectText(int, int) (string, int) { return "SELECT 1", 0 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"reflect"
 )
 
 // What the engine's ring path (docs/architecture.md, "The ring path") needs
@@ -76,4 +77,22 @@ func (c *Conn) Handover() (fd int, deprecateEOF bool, err error) {
 		}
 	}
 	return t.fd, t.offersDeprecateEOF, nil
+}
+
+// ServerID is the statement's id on the server and its parameter count,
+// so that the ring path sends its COM_STMT_EXECUTEs itself on the handed
+// over descriptor. ok is false when the driver's statement does not show
+// its id (another driver version): the caller keeps the statement on the
+// driver. The driver keeps the id in its statement's unexported field
+// "id"; reflect reads it once per prepare, off the hot path.
+func (s *Stmt) ServerID() (id uint32, params int, ok bool) {
+	v := reflect.ValueOf(s.st)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return 0, 0, false
+	}
+	f := v.Elem().FieldByName("id")
+	if !f.IsValid() || f.Kind() != reflect.Uint32 {
+		return 0, 0, false
+	}
+	return uint32(f.Uint()), s.st.NumInput(), true
 }

@@ -1,10 +1,13 @@
 package mysqlconn
 
 import (
+	"database/sql/driver"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
+	"github.com/goslap/goslap/internal/mysqlconn/ring"
 )
 
 // TestHandshakeOffersDeprecateEOF: CLIENT_DEPRECATE_EOF is read from the
@@ -100,4 +103,52 @@ func isNonblocking(fd int) (bool, error) {
 		return false, e
 	}
 	return r&syscall.O_NONBLOCK != 0, nil
+}
+
+// TestStmtServerID: a prepared statement's id, read from the driver, is
+// the one the server gave it: an execute sent on the handed-over
+// descriptor with that id runs that statement.
+func TestStmtServerID(t *testing.T) {
+	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
+	cn, err := NewConnector(s.Config(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cn.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ids []uint32
+	for _, q := range []string{"SELECT 1", "UPDATE t SET k=k+1 WHERE id=?"} {
+		st, err := c.Prepare(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, params, ok := st.ServerID()
+		if !ok || params != strings.Count(q, "?") {
+			t.Fatalf("%s: id %d, %d parameters, ok %v", q, id, params, ok)
+		}
+		ids = append(ids, id)
+	}
+	fd, _, err := c.Handover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ResetLog()
+	p := ring.AppendExecute([]byte{0, 0, 0, 0}, ids[1], []driver.NamedValue{{Ordinal: 1, Value: int64(42)}})
+	n := len(p) - 4
+	p[0], p[1], p[2] = byte(n), byte(n>>8), byte(n>>16)
+	if _, err := syscall.Write(fd, p); err != nil {
+		t.Fatal(err)
+	}
+	var buf [256]byte
+	if n, err := syscall.Read(fd, buf[:]); err != nil || n < 5 {
+		t.Fatalf("reply: %d bytes, %v", n, err)
+	}
+	log := s.Log()
+	if len(log) != 1 || log[0].Kind != mysqlfake.KindExecute || log[0].SQL != "UPDATE t SET k=k+1 WHERE id=?" ||
+		len(log[0].Args) != 1 || log[0].Args[0] != int64(42) {
+		t.Errorf("the server saw %+v", log)
+	}
 }

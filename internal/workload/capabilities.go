@@ -24,27 +24,54 @@ type StopDefaulter interface {
 	StopDefaults() (events int64, seconds float64)
 }
 
-// StatementClient is the capability of a Client whose units are each one
-// statement text with nothing to do on its reply but count it: the engine
-// may send the statements itself, many clients per OS thread on io_uring,
-// instead of calling Next (docs/architecture.md, "The ring path";
-// mysqlslap's statement lists have it). Begin and End still run on the
-// client's connection.
+// StatementClient is the capability of a Client whose units are
+// statements sent one at a time, each reply awaited, that never depend on
+// an earlier reply's values: the engine may send them itself, many clients
+// per OS thread on io_uring, instead of calling Next (docs/architecture.md,
+// "The ring path"). A unit is one statement (mysqlslap's statement lists)
+// or several (sysbench's OLTP events: BEGIN, executes, COMMIT). Begin and
+// End still run on the client's connection.
 type StatementClient interface {
 	Client
-	// Statements reports whether every unit from now on is one plain
-	// statement; false keeps the client on Next (mysqlslap's --commit,
-	// --detach, --verbose echo). Asked once, after Begin.
+	// Statements reports whether every unit from now on can be given as
+	// statements; false keeps the client on Next (mysqlslap's --commit,
+	// --detach, --verbose echo, LOAD DATA LOCAL INFILE). Asked after each
+	// Begin.
 	Statements() bool
-	// NextStatement appends the next unit's statement text to dst (as
-	// append does: the caller may have put a packet header first) and says
-	// its op (an index into Ops); skip: the unit sends nothing (dst comes
-	// back as it was) and is done, as Next would have done it. The caller
-	// leaves the appended text unchanged until StatementDone.
-	NextStatement(dst []byte) (out []byte, op int, skip bool)
-	// StatementDone is the outcome of the statement NextStatement gave
-	// last: err nil, the server's *mysql.MySQLError, or a connection
-	// error. It counts what Next would have counted and returns the error
-	// Next would have returned.
-	StatementDone(rows uint64, err error) error
+	// Statement is the one call per statement: it takes the reply to the
+	// statement it appended last (none on the first call and after a
+	// unit it skipped: reply is then ignored), counts it as Next would,
+	// and appends the payload of the next statement's packet (its command
+	// byte first: COM_QUERY, COM_STMT_EXECUTE) to dst, as append does:
+	// the caller has put the packet's 4 header bytes first. The caller
+	// leaves the appended bytes unchanged until the next call or Again.
+	Statement(dst []byte, reply Reply) (out []byte, step StatementStep)
+	// Again appends the payload Statement appended last once more, for
+	// the connection Begin has set up since (a reconnect after a broken
+	// one: prepared statements have new ids there).
+	Again(dst []byte) []byte
+}
+
+// Reply is the outcome of one statement the engine sent for a
+// StatementClient: Err nil (Rows result rows, Affected the OK's affected
+// rows), the server's *mysql.MySQLError, or a connection error worded as
+// the driver path words it.
+type Reply struct {
+	Rows, Affected uint64
+	Err            error
+}
+
+// StatementStep is what Statement says of the reply it took and of the
+// statement it appended.
+type StatementStep struct {
+	// Ended: the reply ended its unit (always, when there was no reply),
+	// and Err is the error Next would have returned for that unit. The
+	// appended statement then starts a new unit.
+	Ended bool
+	Err   error
+	// Op is the new unit's op (an index into Ops), when Ended. Skip: the
+	// new unit sends nothing (nothing was appended) and is done, as Next
+	// would have done it; the next call starts the unit after it.
+	Op   int
+	Skip bool
 }

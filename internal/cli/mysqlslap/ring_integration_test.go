@@ -1,7 +1,11 @@
 package mysqlslap
 
 import (
+	"context"
 	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -84,4 +88,44 @@ func status(t *testing.T, db *sql.DB, name string) int64 {
 		t.Fatal(err)
 	}
 	return x
+}
+
+// TestRingLeavesLocalInfileToTheDriver: a query list with LOAD DATA LOCAL
+// INFILE runs on the goroutine path whatever GOSLAP_RING says: the
+// server's request for the file (a 0xFB reply) is answered by the driver,
+// which the ring cannot do (it would break the connection and report a
+// lost connection instead of the driver's outcome). The file is a temp
+// file; the outcome (results or error) is the same on both settings, and
+// no client goes on the ring.
+func TestRingLeavesLocalInfileToTheDriver(t *testing.T) {
+	s := servertest.Require(t)
+	db := rootDB(t, s)
+	file := filepath.Join(t.TempDir(), "rows.tsv")
+	if err := os.WriteFile(file, []byte("1\n2\n3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env string) (string, int64) {
+		t.Setenv(engine.RingEnv, env)
+		o := slapOptions(t, s)
+		o.Concurrency = "2"
+		o.NumberOfQueries = 4
+		withTable(o, "CREATE TABLE t (c INT)")
+		o.Query, o.QuerySet = "LOAD DATA LOCAL INFILE '"+file+"' INTO TABLE t", true
+		o.NoDrop = true
+		dropAfter(t, db, o.CreateSchema)
+		ring0 := engine.RingClients()
+		r := runSlap(t, context.Background(), o)
+		outcome := fmt.Sprintf("error: %v", r.err)
+		if r.err == nil {
+			outcome = fmt.Sprintf("executed %d, errors %d, rows %d", r.results[0].Executed, r.results[0].Errors,
+				countRows(t, db, "`"+o.CreateSchema+"`.t"))
+		}
+		return outcome, engine.RingClients() - ring0
+	}
+	onGoroutines, _ := run("0")
+	onRing, took := run("1")
+	if onRing != onGoroutines || took != 0 {
+		t.Errorf("with %s=1: %s, %d clients on the ring; with %s=0: %s (want the same, none on the ring)",
+			engine.RingEnv, onRing, took, engine.RingEnv, onGoroutines)
+	}
 }

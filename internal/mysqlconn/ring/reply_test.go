@@ -34,6 +34,10 @@ var (
 	okEndMore   = pkt(8, 0xfe, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00)
 	okEndInfo   = pkt(8, append([]byte{0xfe, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00}, "info text"...)...) // 9 bytes or more
 	oneRow      = cat(colCount2, colDef, colDef, row, okEndOfRows)
+	// A binary protocol row (an execute's): header 0x00, the NULL bitmap
+	// (offset 2), then the values: a LONGLONG and a string.
+	binRow     = pkt(6, append([]byte{0x00, 0x00, 7, 0, 0, 0, 0, 0, 0, 0, 0x03}, "abc"...)...)
+	binRowNull = pkt(7, 0x00, 0x04, 7, 0, 0, 0, 0, 0, 0, 0) // second value NULL
 )
 
 func TestParser(t *testing.T) {
@@ -71,6 +75,10 @@ func TestParser(t *testing.T) {
 		{name: "a CALL: a result set, then its OK", reply: cat(colCount2, colDef, colDef, eofPkt, row, eofMore, okPkt), rows: 1},
 		{name: "ERR in the second result", reply: cat(colCount2, colDef, colDef, eofPkt, row, eofMore, errPkt), err: "Error 1146"},
 		{name: "missing EOF after columns", reply: cat(colCount2, colDef, colDef, row, eofPkt), err: "expected an EOF packet", protocol: true},
+		{name: "binary rows with EOFs", reply: cat(colCount2, colDef, colDef, eofPkt, binRow, binRowNull, eofPkt), rows: 2},
+		{name: "binary rows without EOF", deprecateEOF: true, reply: cat(colCount2, colDef, colDef, binRow, okEndOfRows), rows: 1},
+		{name: "binary rows, metadata left out", deprecateEOF: true, reply: cat(colCount2NM, binRow, binRowNull, binRow, okEndOfRows), rows: 3},
+		{name: "binary rows, metadata left out, EOFs", reply: cat(colCount2NM, eofPkt, binRow, eofPkt), rows: 1},
 		{name: "LOCAL INFILE", reply: pkt(1, 0xfb, 'f'), err: "LOCAL INFILE", protocol: true},
 		{name: "zero columns", reply: pkt(1, 0xfc, 0x00, 0x00), err: "malformed column count", protocol: true},
 		{name: "16 MB packet", reply: []byte{0xff, 0xff, 0xff, 1, 0}, err: "16 MB", protocol: true},

@@ -52,6 +52,9 @@ type Load struct {
 	texts   []string // the query list, read-only for the clients; nil when generated as it goes
 	keyed   []bool   // texts[i] needs a key
 	n       int      // length of the query list
+	// infile: a statement of the list may ask the client for a file
+	// (LOAD DATA/XML LOCAL INFILE), a request only the driver answers.
+	infile bool
 }
 
 // NewLoad returns the clients of the current iteration with clients
@@ -64,6 +67,7 @@ func (s *Script) NewLoad(clients int) *Load {
 	l.keyed = make([]bool, len(p.Query))
 	for i, st := range p.Query {
 		l.texts[i], l.keyed[i] = st.Text, st.NeedsKey
+		l.infile = l.infile || localInfile(st.Text)
 	}
 	return l
 }
@@ -159,8 +163,8 @@ type client struct {
 	connected              bool
 	tally                  workload.Tally
 
-	// sent is the text NextStatement gave last, in the caller's buffer,
-	// until StatementDone.
+	// sent is the text Statement appended last, in the caller's buffer,
+	// until its reply; nil when none is awaited.
 	sent []byte
 }
 
@@ -261,37 +265,82 @@ func (c *client) choose() (string, int) {
 	return text, OpQuery
 }
 
-// Statements (workload.StatementClient): without --commit, --detach and
-// the echo of --verbose, every unit is one statement of the list.
+// Statements (workload.StatementClient): without --commit, --detach, the
+// echo of --verbose and LOAD DATA LOCAL INFILE in the list, every unit is
+// one statement of the list.
 func (c *client) Statements() bool {
-	return c.commit == 0 && c.detach == 0 && c.echo == nil
+	return c.commit == 0 && c.detach == 0 && c.echo == nil && !c.l.infile
 }
 
-// NextStatement (workload.StatementClient) is Next's statement, not sent.
-func (c *client) NextStatement(dst []byte) ([]byte, int, bool) {
+// localInfile reports whether text may be a LOAD DATA (or XML) LOCAL
+// INFILE: the words LOCAL and INFILE in it, in any case. A false alarm
+// only keeps the load off the ring path; the lazily generated lists
+// (auto-generate-sql) never have one.
+func localInfile(text string) bool {
+	return containsFold(text, "local") && containsFold(text, "infile")
+}
+
+// containsFold is strings.Contains ignoring ASCII case; word is lower
+// case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if s[i+j]|0x20 != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+// comQuery is COM_QUERY's command byte.
+const comQuery = 0x03
+
+// Statement (workload.StatementClient) counts the reply to the statement
+// it appended last, or words its error as Next does, and appends Next's
+// next statement, not sent. Every unit is one statement.
+func (c *client) Statement(dst []byte, reply workload.Reply) ([]byte, workload.StatementStep) {
+	var step workload.StatementStep
+	step.Ended = true
+	if sent := c.sent; sent != nil {
+		c.sent = nil
+		if reply.Err != nil {
+			step.Err = &StatementError{Text: string(sent), Err: reply.Err}
+		} else {
+			c.tally.Other++
+		}
+	}
 	if c.n == 0 {
-		return dst, OpNone, true
+		step.Op, step.Skip = OpNone, true
+		return dst, step
 	}
 	text, op := c.choose()
+	step.Op = op
 	if op != OpQuery {
-		return dst, op, true
+		step.Skip = true
+		return dst, step
 	}
+	dst = append(dst, comQuery)
 	start := len(dst)
 	dst = append(dst, text...)
 	c.sent = dst[start:]
-	return dst, op, false
+	return dst, step
 }
 
-// StatementDone (workload.StatementClient) counts the statement
-// NextStatement gave, or words its error as Next does.
-func (c *client) StatementDone(_ uint64, err error) error {
-	sent := c.sent
-	c.sent = nil
-	if err != nil {
-		return &StatementError{Text: string(sent), Err: err}
-	}
-	c.tally.Other++
-	return nil
+// Again (workload.StatementClient) appends the statement Statement
+// appended last once more.
+func (c *client) Again(dst []byte) []byte {
+	dst = append(dst, comQuery)
+	start := len(dst)
+	// The text may be where dst's backing array already holds it: copy
+	// moves it as memmove does.
+	dst = append(dst, c.sent...)
+	c.sent = dst[start:]
+	return dst
 }
 
 func (c *client) End(conn *mysqlconn.Conn) error {

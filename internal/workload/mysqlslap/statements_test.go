@@ -11,10 +11,11 @@ import (
 	"github.com/goslap/goslap/sqlgen"
 )
 
-// TestStatementClient: the statements NextStatement hands over are, unit
-// for unit, those Next sends (same seed, same client id: the same keys and
-// the same choice of statement), with the same ops; StatementDone words a
-// failure as Next does; and the clients that need Next say so.
+// TestStatementClient: the statements Statement hands over are, unit for
+// unit, those Next sends (same seed, same client id: the same keys and the
+// same choice of statement), with the same ops and tally; Again repeats
+// the last; a failure's reply reads as Next's error; and the clients that
+// need Next say so.
 func TestStatementClient(t *testing.T) {
 	plain := sqlgen.Config{Query: sqlgen.Source{Text: "SELECT 1;SELECT 2;INSERT INTO t VALUES (3)", Set: true}, Delimiter: ";"}
 	key := sqlgen.Config{AutoGenerate: true, LoadType: "key", AddAutoIncrement: true, Delimiter: ";"}
@@ -31,6 +32,9 @@ func TestStatementClient(t *testing.T) {
 		{name: "mixed load", plan: mixed, keys: []string{"k1", "k2"}, statements: true},
 		{name: "--commit", plan: func() sqlgen.Config { c := plain; c.Commit = 2; return c }()},
 		{name: "--detach", plan: func() sqlgen.Config { c := plain; c.Detach = 2; return c }()},
+		// The server asks the client for the file: only the driver answers.
+		{name: "LOAD DATA LOCAL INFILE", plan: sqlgen.Config{Query: sqlgen.Source{Text: "SELECT 1;load data Local infile 'rows.tsv' INTO TABLE t", Set: true}, Delimiter: ";"}},
+		{name: "LOAD DATA INFILE (the server's file)", plan: sqlgen.Config{Query: sqlgen.Source{Text: "LOAD DATA INFILE 'rows.tsv' INTO TABLE t", Set: true}, Delimiter: ";"}, statements: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const id, units = 1, 40
@@ -94,31 +98,44 @@ func TestStatementClient(t *testing.T) {
 			var gotTexts []string
 			var buf []byte
 			for n := range units {
-				// The engine puts the packet header first.
-				out, op, skip := sc.NextStatement(append(buf[:0], "head:"...))
+				// The engine puts the packet header first; the reply is
+				// the previous statement's (none the first time).
+				out, step := sc.Statement(append(buf[:0], "head"...), workload.Reply{Rows: 1})
 				buf = out
-				if op != wantOps[n] || skip != (op == OpNone) {
-					t.Fatalf("unit %d: op %d skip %v, Next's op %d", n, op, skip, wantOps[n])
+				if !step.Ended || step.Err != nil {
+					t.Fatalf("unit %d: %+v after a successful one-statement unit", n, step)
 				}
-				if !strings.HasPrefix(string(out), "head:") {
+				if step.Op != wantOps[n] || step.Skip != (step.Op == OpNone) {
+					t.Fatalf("unit %d: op %d skip %v, Next's op %d", n, step.Op, step.Skip, wantOps[n])
+				}
+				if !strings.HasPrefix(string(out), "head") {
 					t.Fatalf("unit %d: %q does not keep what dst held", n, out)
 				}
-				if skip {
-					if len(out) != len("head:") {
+				if step.Skip {
+					if len(out) != len("head") {
 						t.Fatalf("unit %d: skipped, but appended %q", n, out)
 					}
 					continue
 				}
-				gotTexts = append(gotTexts, string(out[len("head:"):]))
-				if err := sc.StatementDone(1, nil); err != nil {
-					t.Fatal(err)
+				if out[4] != 0x03 {
+					t.Fatalf("unit %d: command byte %#x, want COM_QUERY", n, out[4])
+				}
+				gotTexts = append(gotTexts, string(out[5:]))
+				// Again gives the same packet, in place or in a new buffer.
+				if again := sc.Again(nil); string(again) != string(out[4:]) {
+					t.Fatalf("unit %d: Again %q, Statement %q", n, again, out[4:])
+				}
+				if again := sc.Again(out[:4]); string(again) != string(out) {
+					t.Fatalf("unit %d: Again in place %q, Statement %q", n, again, out)
 				}
 			}
+			// The last unit's reply.
+			sc.Statement(nil, workload.Reply{})
 			if len(wantTexts) == 0 && (tc.keys != nil || tc.plan.Query.Set) {
 				t.Fatal("Next sent nothing: the comparison would prove nothing")
 			}
 			if strings.Join(gotTexts, "\n") != strings.Join(wantTexts, "\n") {
-				t.Errorf("NextStatement's texts:\n%s\nNext sent:\n%s", strings.Join(gotTexts, "\n"), strings.Join(wantTexts, "\n"))
+				t.Errorf("Statement's texts:\n%s\nNext sent:\n%s", strings.Join(gotTexts, "\n"), strings.Join(wantTexts, "\n"))
 			}
 			if got, want := sc.Tally(), viaNext.Tally(); got != want {
 				t.Errorf("tally %+v, Next's %+v", got, want)
@@ -138,18 +155,20 @@ func TestStatementClient(t *testing.T) {
 			}
 			defer fconn.Close()
 			a, b := load().Client(id), load().Client(id).(workload.StatementClient)
+			_, step := b.Statement(nil, workload.Reply{})
+			fail := workload.Reply{Err: &mysql.MySQLError{Number: 1146, SQLState: [5]byte{'4', '2', 'S', '0', '2'}, Message: "Table 'mysqlslap.t' doesn't exist"}}
 			for n := 0; n < units; n++ {
 				_, nextErr := a.Next(fconn)
-				_, _, skip := b.NextStatement(nil)
+				skip := step.Skip
+				_, step = b.Statement(nil, fail)
 				if skip {
-					if nextErr != nil {
-						t.Fatalf("unit %d: skipped, Next failed: %v", n, nextErr)
+					if nextErr != nil || step.Err != nil {
+						t.Fatalf("unit %d: skipped, Next failed: %v, Statement: %v", n, nextErr, step.Err)
 					}
 					continue
 				}
-				doneErr := b.StatementDone(0, &mysql.MySQLError{Number: 1146, SQLState: [5]byte{'4', '2', 'S', '0', '2'}, Message: "Table 'mysqlslap.t' doesn't exist"})
-				if nextErr == nil || doneErr == nil || nextErr.Error() != doneErr.Error() {
-					t.Fatalf("unit %d: StatementDone's error %v, Next's %v", n, doneErr, nextErr)
+				if nextErr == nil || step.Err == nil || nextErr.Error() != step.Err.Error() || !step.Ended {
+					t.Fatalf("unit %d: Statement's error %v, Next's %v", n, step.Err, nextErr)
 				}
 				break
 			}

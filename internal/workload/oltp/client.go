@@ -105,6 +105,8 @@ type client struct {
 	// record, when set, receives every statement as text instead of a
 	// server (tests): the statement sequence without a connection.
 	record func(sql string)
+	// ring is the event the engine's ring path sends (ring.go).
+	ring ringEvent
 }
 
 // Begin prepares the statements the workload uses on the connection (once
@@ -528,6 +530,10 @@ func (c *client) two(k kind, t int, v, w int64) error {
 // counts it by the dialect's rule (§7.2).
 func (c *client) run(k kind, t int) error {
 	d := &c.l.stmts[k][t]
+	if c.ring.collecting {
+		c.collectStmt(k, t, d)
+		return nil
+	}
 	args := c.args[k]
 	var (
 		affected int64

@@ -81,7 +81,7 @@ func sysbenchServer(noChange bool, fail func(q mysqlfake.Query) mysqlfake.Reply)
 
 // fakeClient is client 0 of the workload built from words, begun on a
 // connection to s.
-func fakeClient(t *testing.T, s *mysqlfake.Server, name string, words ...string) *client {
+func fakeClient(t testing.TB, s *mysqlfake.Server, name string, words ...string) *client {
 	t.Helper()
 	w := build(t, name, words...)
 	l, err := w.Load(workload.Iteration{Point: workload.Point{Clients: 1}, Number: 1})
@@ -249,8 +249,10 @@ func checkArgs(t *testing.T, log []mysqlfake.Query) {
 // with BEGIN. In a run whose ignore list holds 1213 (sysbench's default)
 // the engine restarts the event with new random values and counts the
 // error (§9).
+// deadlock is the server's 1213.
+var deadlock = mysqlfake.Err{Code: 1213, State: "40001", Message: "Deadlock found when trying to get lock; try restarting transaction"}
+
 func TestDeadlockOnTheWire(t *testing.T) {
-	deadlock := mysqlfake.Err{Code: 1213, State: "40001", Message: "Deadlock found when trying to get lock; try restarting transaction"}
 	for _, tc := range []struct {
 		name    string
 		at      string // the statement that deadlocks
@@ -305,8 +307,21 @@ func TestDeadlockOnTheWire(t *testing.T) {
 		})
 	}
 
-	// Through the engine: 1213 ignored, every 7th index update deadlocks.
-	t.Run("engine restarts the event", func(t *testing.T) {
+	// Through the engine, on both client paths: 1213 ignored, every 7th
+	// index update deadlocks.
+	for _, path := range []string{"goroutines", "ring"} {
+		t.Run("engine restarts the event on "+path, func(t *testing.T) {
+			engineRestartsTheEvent(t, path == "ring")
+		})
+	}
+}
+
+// engineRestartsTheEvent is TestDeadlockOnTheWire's engine case on the
+// goroutine path or the ring path (GOSLAP_RING=1).
+func engineRestartsTheEvent(t *testing.T, onRing bool) {
+	t.Setenv(engine.RingEnv, map[bool]string{false: "0", true: "1"}[onRing])
+	ring0 := engine.RingClients()
+	{
 		var updates atomic.Int64
 		s := mysqlfake.Start(t, sysbenchServer(false, func(q mysqlfake.Query) mysqlfake.Reply {
 			if q.Kind == mysqlfake.KindExecute && q.SQL == sqlIndex && updates.Add(1)%7 == 0 {
@@ -380,5 +395,8 @@ func TestDeadlockOnTheWire(t *testing.T) {
 		if restarts == 0 {
 			t.Error("no restarted event seen in the log")
 		}
-	})
+		if took := engine.RingClients() - ring0; onRing != (took == 2) {
+			t.Errorf("%d clients on the ring", took)
+		}
+	}
 }

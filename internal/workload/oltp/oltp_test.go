@@ -16,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // parse builds settings from command-line words, as a front end would.
-func parse(t *testing.T, words ...string) *Settings {
+func parse(t testing.TB, words ...string) *Settings {
 	t.Helper()
 	s := NewSettings()
 	p := getopt.NewParser("goslap", s.Options(), os.Stderr)
@@ -29,7 +29,7 @@ func parse(t *testing.T, words ...string) *Settings {
 	return s
 }
 
-func build(t *testing.T, name string, words ...string) *Workload {
+func build(t testing.TB, name string, words ...string) *Workload {
 	t.Helper()
 	w, err := parse(t, words...).Build(name, workload.Common{Schema: "sbtest", Seed: 42})
 	if err != nil {
