@@ -23,16 +23,21 @@ vet:
 # (run-time and rate within 5 %) away from each other's load.
 #
 # Then the packages whose loads take a client path run once more on each
-# path forced (GOSLAP_THREAD_PER_CLIENT_BELOW, internal/mysqlconn/threads.go):
-# by default a load below 7 clients is threaded, a plain statement load of 7
-# to 128 on the io_uring ring path (internal/engine/ringchoice.go; setting
-# the threshold keeps it off) and the rest on the netpoller, so without the
-# forcing each test covers only the path its client count picks.
+# path forced: by default a load below 7 clients is threaded, a load of 7 to
+# 128 whose clients give their units as statements (mysqlslap's statement
+# lists, sysbench's built-in OLTP) on the io_uring ring path
+# (internal/engine/ringchoice.go) and the rest on the netpoller, so without
+# the forcing each test covers only the path its client count picks.
+# GOSLAP_THREAD_PER_CLIENT_BELOW=0 / =100000 put every load on the netpoller
+# / a thread per client (setting it keeps the ring off); GOSLAP_RING=1 puts
+# every load that can take it on the ring (the packages whose clients can).
 PATH_PACKAGES = ./internal/mysqlconn/... ./internal/engine/... ./internal/workload/...
+RING_PACKAGES = ./internal/engine/... ./internal/workload/oltp/... ./internal/workload/mysqlslap/...
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 20m ./...
 	GOSLAP_THREAD_PER_CLIENT_BELOW=0 $(GO) test -p 1 -count=1 -timeout 10m $(PATH_PACKAGES)
 	GOSLAP_THREAD_PER_CLIENT_BELOW=100000 $(GO) test -p 1 -count=1 -timeout 10m $(PATH_PACKAGES)
+	GOSLAP_RING=1 $(GO) test -p 1 -count=1 -timeout 10m $(RING_PACKAGES)
 
 # demo: installs MariaDB when missing (apt-get as root; otherwise it says what
 # to install), builds goslap and benchmarks a throw-away sandbox server:
