@@ -5,6 +5,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
@@ -78,9 +79,19 @@ func TestHandover(t *testing.T) {
 	if _, err := syscall.Write(fd, q); err != nil {
 		t.Fatal(err)
 	}
+	// The handed-over descriptor blocks only up to SO_RCVTIMEO (the
+	// threaded path's wake-up to look at cancellation): a slow reply is
+	// EAGAIN, read again.
 	var buf [256]byte
-	if n, err := syscall.Read(fd, buf[:]); err != nil || n < 5 {
-		t.Fatalf("reply: %d bytes, %v", n, err)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		n, err := syscall.Read(fd, buf[:])
+		if (err == syscall.EAGAIN || err == syscall.EINTR) && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil || n < 5 {
+			t.Fatalf("reply: %d bytes, %v", n, err)
+		}
+		break
 	}
 	if err := c.Exec("SELECT 1"); err != nil {
 		t.Errorf("the Conn after the handover: %v", err)
@@ -142,9 +153,19 @@ func TestStmtServerID(t *testing.T) {
 	if _, err := syscall.Write(fd, p); err != nil {
 		t.Fatal(err)
 	}
+	// The handed-over descriptor blocks only up to SO_RCVTIMEO (the
+	// threaded path's wake-up to look at cancellation): a slow reply is
+	// EAGAIN, read again.
 	var buf [256]byte
-	if n, err := syscall.Read(fd, buf[:]); err != nil || n < 5 {
-		t.Fatalf("reply: %d bytes, %v", n, err)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		n, err := syscall.Read(fd, buf[:])
+		if (err == syscall.EAGAIN || err == syscall.EINTR) && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil || n < 5 {
+			t.Fatalf("reply: %d bytes, %v", n, err)
+		}
+		break
 	}
 	log := s.Log()
 	if len(log) != 1 || log[0].Kind != mysqlfake.KindExecute || log[0].SQL != "UPDATE t SET k=k+1 WHERE id=?" ||
