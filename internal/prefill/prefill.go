@@ -191,6 +191,27 @@ func Load(ctx context.Context, s *workload.Session, tables []Table, o Options) (
 				}
 			}
 			l := loader{ctx: ctx, conn: conn, limit: o.InsertBytes, autocommit: !o.Transaction}
+			if s.Connect != nil && !o.Transaction {
+				// A LOAD DATA LOCAL the server rolled back as a deadlock
+				// victim leaves its connection unusable (the next command
+				// is "Lost connection"): it is sent again on a new one.
+				l.reconnect = func() error {
+					c, err := s.Connect()
+					if err != nil {
+						return err
+					}
+					for _, q := range o.Session {
+						if err := c.Exec(q); err != nil {
+							c.Close()
+							return err
+						}
+					}
+					l.conn.Close()
+					l.conn = c
+					return nil
+				}
+				defer func() { l.conn.Close() }()
+			}
 			if o.Transaction {
 				if err := conn.Exec("BEGIN"); err != nil {
 					fail(fmt.Errorf("prefill: BEGIN: %w", err))
@@ -302,8 +323,11 @@ type loader struct {
 	// sent again (concurrent multi-row INSERTs into one InnoDB table do
 	// deadlock, seen in TestLoad with 3 connections).
 	autocommit bool
-	buf        []byte
-	row        Row
+	// reconnect replaces conn with a new connection of the same session
+	// settings (nil: it cannot, conn is the session's main one).
+	reconnect func() error
+	buf       []byte
+	row       Row
 }
 
 func columnList(t *Table) string {
@@ -368,20 +392,45 @@ func (l *loader) insert(t *Table, first, count int64, progress func(int64)) erro
 }
 
 // loadData streams rows first..first+count-1 as one LOAD DATA LOCAL INFILE
-// (tab-separated, the statement's default format).
+// (tab-separated, the statement's default format). With autocommit the
+// statement is its own transaction: one the server rolled back as a
+// deadlock victim (concurrent LOAD DATAs into one InnoDB table do deadlock,
+// seen in a clean-clone CI run's 100000-row prefill) left nothing behind
+// and is streamed again from its first row on a new connection (the
+// server's error leaves the old one unusable), up to ten times as
+// ExecOwnTransaction does for INSERTs; the rows an earlier attempt
+// reported are not reported twice.
 func (l *loader) loadData(t *Table, first, count int64, progress func(int64)) error {
-	r := &rowReader{ctx: l.ctx, gen: t.NewRows(first), next: first, end: first + count, progress: progress}
-	r.row.tsv = true
-	file, release := mysqlconn.LocalReader(func() io.Reader { return r })
-	defer release()
-	err := l.conn.Exec("LOAD DATA LOCAL INFILE " + file + " INTO TABLE " + t.Name + " (" + columnList(t) + ")")
-	if err == nil && r.next < r.end {
-		err = fmt.Errorf("LOAD DATA stopped after %d of %d rows", r.next-first, count)
+	var reported int64 // rows reported by this chunk's attempts so far
+	for tries := 0; ; tries++ {
+		again := reported // of those, the ones this attempt reports again
+		report := func(n int64) {
+			skip := min(n, again)
+			again -= skip
+			if n -= skip; n > 0 {
+				reported += n
+				progress(n)
+			}
+		}
+		r := &rowReader{ctx: l.ctx, gen: t.NewRows(first), next: first, end: first + count, progress: report}
+		r.row.tsv = true
+		file, release := mysqlconn.LocalReader(func() io.Reader { return r })
+		err := l.conn.Exec("LOAD DATA LOCAL INFILE " + file + " INTO TABLE " + t.Name + " (" + columnList(t) + ")")
+		release()
+		if err != nil && l.autocommit && l.reconnect != nil && mysqlconn.IsDeadlock(err) && tries < 10 && l.ctx.Err() == nil {
+			if rerr := l.reconnect(); rerr != nil {
+				return fmt.Errorf("%w; reconnecting to send it again: %w", err, rerr)
+			}
+			continue
+		}
+		if err == nil && r.next < r.end {
+			err = fmt.Errorf("LOAD DATA stopped after %d of %d rows", r.next-first, count)
+		}
+		if err == nil {
+			report(r.unreported)
+		}
+		return err
 	}
-	if err == nil {
-		progress(r.unreported)
-	}
-	return err
 }
 
 // rowReader generates tab-separated rows on demand.

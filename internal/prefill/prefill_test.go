@@ -272,3 +272,105 @@ func TestLoadEndsWithContext(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadDataDeadlockVictimSentAgain: a LOAD DATA the server rolls back
+// as a deadlock victim is streamed again, and the rows count once. Another
+// connection's transaction, heavier so that InnoDB picks the LOAD DATA as
+// the victim, holds the chunk's last key; once the LOAD DATA runs (and
+// waits for that key), that transaction inserts a key the LOAD DATA holds
+// (the cycle: the server's deadlock count goes up by one), then rolls
+// back, and the LOAD DATA sent again goes through.
+func TestLoadDataDeadlockVictimSentAgain(t *testing.T) {
+	pl := &progressLog{}
+	s := session(t, pl)
+	if err := s.Main.Exec("SET GLOBAL local_infile=1"); err != nil {
+		t.Fatal(err)
+	}
+	// A committed row keeps dl from being empty: MariaDB's bulk insert
+	// into an empty table would lock all of it, not rows.
+	for _, q := range []string{"CREATE TABLE dl (a INT PRIMARY KEY, b VARCHAR(40), c INT)", "CREATE TABLE dl_weight (a INT PRIMARY KEY)",
+		"INSERT INTO dl VALUES (1000, 'committed', 0)"} {
+		if err := s.Main.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer s.Main.Exec("DROP TABLE dl, dl_weight")
+	other, err := s.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	weight := "INSERT INTO dl_weight VALUES (1)"
+	for i := 2; i <= 2000; i++ {
+		weight += fmt.Sprintf(",(%d)", i)
+	}
+	for _, q := range []string{"BEGIN", weight, "INSERT INTO dl VALUES (6, 'other', 0)"} {
+		if err := other.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watch, err := s.Connect() // s.Main is the load's own
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	deadlocks := func() string {
+		v, err := watch.QueryStrings("SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'INNODB_DEADLOCKS'")
+		if err != nil || len(v) != 1 {
+			t.Fatalf("Innodb_deadlocks: %q, %v", v, err)
+		}
+		return v[0]
+	}
+	before := deadlocks()
+	loaded := make(chan error, 1)
+	go func() {
+		_, err := Load(context.Background(), s, []Table{table("dl", 6)},
+			Options{Method: LoadData, Connections: 1, ChunkRows: 100, InsertBytes: 20000, Phase: "test"})
+		loaded <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		n, err := watch.QueryStrings("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'LOAD DATA%'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(n) == 1 && n[0] == "1" {
+			time.Sleep(500 * time.Millisecond) // its rows before the held key
+			break
+		}
+		select {
+		case err := <-loaded:
+			t.Fatalf("the load ended before waiting for the other transaction's key: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			st, _ := watch.Query("SELECT state, info FROM information_schema.processlist")
+			t.Fatalf("the LOAD DATA never waited for the other transaction's key: %q", st)
+		}
+	}
+	// The cycle: the server rolls the lighter LOAD DATA back, and this
+	// insert then goes through.
+	if err := other.Exec("INSERT INTO dl VALUES (3, 'other', 0)"); err != nil {
+		t.Fatalf("the other transaction was the victim: %v", err)
+	}
+	if err := other.Exec("ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if after := deadlocks(); after == before {
+		t.Fatalf("no deadlock (Innodb_deadlocks still %s): the LOAD DATA had not reached the held key", after)
+	}
+	select {
+	case err := <-loaded:
+		if err != nil {
+			t.Fatalf("the load: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the load did not end")
+	}
+	if err := s.Main.Exec("DELETE FROM dl WHERE a = 1000"); err != nil {
+		t.Fatal(err)
+	}
+	check(t, s, "dl", 6)
+	if pl.bad != "" || pl.last != 6 {
+		t.Errorf("progress: %s, last %d, want 6", pl.bad, pl.last)
+	}
+}
