@@ -39,7 +39,10 @@ func (e *ConnError) Unwrap() error { return e.Err }
 // Result is one finished exchange. Err is nil (Rows or Affected tell what
 // the statement did), a *mysql.MySQLError (the server's ERR reply; the
 // connection is usable) or a *ConnError (the connection is broken).
+//
+// N is a raw exchange's (Conn.StartRaw) byte count.
 type Result struct {
+	N        int
 	Rows     uint64
 	Affected uint64
 	Err      error

@@ -47,6 +47,8 @@ type Conn struct {
 	buf    []byte
 	have   int    // received bytes not yet consumed by the parser
 	out    []byte // the packet of the exchange in flight (the kernel reads it)
+	in     []byte // a raw exchange's receive buffer (the kernel writes it)
+	raw    bool   // the exchange in flight is a raw one (raw.go)
 
 	gen      uint32 // the exchange's number, in its completions' user data
 	busy     bool   // an exchange is in flight
@@ -204,6 +206,10 @@ func (l *Loop) handle(e cqe) {
 	c := l.conns[id]
 	if !c.busy || uint32(e.userData>>1) != c.gen {
 		return // not the exchange in flight: nothing to report
+	}
+	if c.raw {
+		l.handleRaw(c, e)
+		return
 	}
 	if e.userData&1 == 0 {
 		// A SEND posts a CQE only when it fails (a short send fails, by

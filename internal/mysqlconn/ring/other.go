@@ -26,3 +26,4 @@ func (c *Conn) ID() int                                { return 0 }
 func (c *Conn) FD() int                                { return -1 }
 func (c *Conn) Rebind(fd int, deprecateEOF bool) error { return ErrUnavailable }
 func (c *Conn) Start(packet []byte) error              { return ErrUnavailable }
+func (c *Conn) StartRaw(out, in []byte) error          { return ErrUnavailable }
