@@ -497,6 +497,7 @@ func (c *Conn) ExecResult(stmt string) (int64, error) {
 // Close closes the connection (COM_QUIT); a nil or closed Conn is a no-op.
 func (c *Conn) Close() {
 	if c != nil && c.drv != nil {
+		_ = c.ClearExchanger() // the driver's COM_QUIT is written, not left pending
 		_ = c.drv.Close()
 		c.drv = nil
 	}

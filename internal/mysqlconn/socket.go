@@ -96,6 +96,11 @@ type socket struct {
 	captured      []byte
 	dead          bool
 	maxPacket     int // the driver's max_allowed_packet setting (0: the server's)
+
+	// The exchanger mode (exchange.go): ex carries the reads and writes,
+	// pending holds the writes not yet sent.
+	ex      Exchanger
+	pending []byte
 }
 
 // readAhead is the read-ahead buffer size, libmariadb's net_buffer_length.
@@ -280,6 +285,9 @@ func (t *socket) sysRead(b []byte) (int, error) {
 }
 
 func (t *socket) rawRead(b []byte) (int, error) {
+	if t.ex != nil {
+		return t.exchangeRead(b)
+	}
 	if t.blocking && len(b) > 0 {
 		return t.blockingRead(b)
 	}
@@ -334,6 +342,9 @@ func (t *socket) Write(b []byte) (int, error) {
 }
 
 func (t *socket) rawWrite(b []byte) (int, error) {
+	if t.ex != nil {
+		return t.exchangeWrite(b)
+	}
 	if t.blocking {
 		t.replyDue = true
 		return t.blockingWrite(b)
