@@ -164,8 +164,13 @@ func (c *client) loop() {
 	)
 	// restart is the start of a unit being restarted after an ignored
 	// error: a unit is timed from its first attempt (sysbench's event
-	// latency includes its restarts), zero otherwise.
+	// latency includes its restarts), zero otherwise; on the ring path's
+	// coroutine mode it may be one that broke the connection before a
+	// reconnect.
 	var restart time.Time
+	if c.co.on() {
+		restart, c.co.restart = c.co.restart, time.Time{}
+	}
 	if r.paced {
 		due = c.nextDue(r.base)
 	}
@@ -196,6 +201,9 @@ func (c *client) loop() {
 				c.warmTally = c.wc.Tally()
 			}
 			if !c.failed(err, step.Op, measured) {
+				if c.co.on() {
+					c.co.restart = t0 // restarted after the reconnect (ringroutine.go)
+				}
 				return
 			}
 			restart = t0
@@ -299,6 +307,9 @@ func (c *client) sleep(d time.Duration) bool {
 // redial replaces the connection at the workload's request (mysqlslap's
 // --detach): not a broken connection, so not counted as a reconnect.
 func (c *client) redial() bool {
+	if c.co.on() {
+		return c.co.handBack(ringRedial, 0, false) // the goroutine redials
+	}
 	r := c.r
 	c.conn.Close()
 	conn, err := r.connect(c)
@@ -324,6 +335,9 @@ func (c *client) failed(err error, op int, measured bool) bool {
 	restart, broken := c.tolerate(err, op, measured)
 	if !restart || !broken {
 		return restart
+	}
+	if c.co.on() {
+		return c.co.handBack(ringReconnect, op, measured) // the goroutine reconnects
 	}
 	return c.reestablish(op, measured)
 }

@@ -107,7 +107,7 @@ func TestFakeCounts(t *testing.T) {
 				// One interface call per unit on the ring: Statement takes a
 				// reply and gives the next statement (each client's first
 				// call takes none, its last one's statement is not sent).
-				if os.Getenv(RingEnv) == "1" && w.calls.Load() != int64(want)+int64(tc.clients) {
+				if os.Getenv(RingEnv) == "1" && !routineAlways && w.calls.Load() != int64(want)+int64(tc.clients) {
 					t.Errorf("%d Statement calls for %d units of %d clients: want one a unit", w.calls.Load(), want, tc.clients)
 				}
 			})

@@ -34,7 +34,7 @@ func TestRingRule(t *testing.T) {
 		{16, "yes", false, true},
 		{1, "yes", false, false},
 	} {
-		if got := ringRule(tc.clients, tc.env, tc.threadsSet); got != tc.want {
+		if got := ringRule(tc.clients, tc.env, tc.threadsSet, RingFrom, RingBelow); got != tc.want {
 			t.Errorf("ringRule(%d clients, %s=%q, thread threshold set %v) = %v, want %v",
 				tc.clients, RingEnv, tc.env, tc.threadsSet, got, tc.want)
 		}
@@ -57,10 +57,10 @@ func TestRingChosenThreadEnv(t *testing.T) {
 	} {
 		t.Run(tc.threadEnv, func(t *testing.T) {
 			t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
-			if got := ringChosen(16, "", false); got != tc.want {
+			if got := ringChosen(16, "", false, true); got != tc.want {
 				t.Errorf("16 clients with %s=%q: ring %v, want %v", mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
 			}
-			if !ringChosen(16, "1", false) {
+			if !ringChosen(16, "1", false, true) {
 				t.Errorf("%s=1 did not force the ring with %s=%q", RingEnv, mysqlconn.ThreadBelowEnv, tc.threadEnv)
 			}
 		})

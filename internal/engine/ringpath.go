@@ -107,18 +107,21 @@ var ringArrivals atomic.Int64
 func RingClients() int64 { return ringArrivals.Load() }
 
 // ringWanted reports whether the load may run on the ring path: asked for,
-// unpaced (pacing stays on loop), a plain connector, and every client able
-// to give its units as statements.
+// unpaced (pacing stays on loop) and a plain connector. Clients that give
+// their units as statements run as such; the others run their own loop as
+// a coroutine on the ring (ringroutine.go), in a range of its own
+// (ringchoice.go).
 func (r *run) ringWanted() bool {
-	if !ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil) || r.paced || !r.p.Connector.Plain() {
+	if r.paced || !r.p.Connector.Plain() {
 		return false
 	}
+	statements := true
 	for i := range r.clients {
 		if _, ok := r.clients[i].wc.(workload.StatementClient); !ok {
-			return false
+			statements = false // the coroutine mode's load (ringroutine.go)
 		}
 	}
-	return true
+	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, statements)
 }
 
 // startRings starts the ring threads and assigns the clients to them in id
@@ -167,7 +170,11 @@ func (r *run) startRings() bool {
 // negotiated, or its workload gives no statements now) leaves the ring and
 // runs loop instead; a restarted unit is then timed from its new start.
 func (c *client) onRing() {
-	sc := c.wc.(workload.StatementClient) // ringWanted checked every client
+	sc, ok := c.wc.(workload.StatementClient)
+	if !ok || routineAlways {
+		c.onRingRoutine() // ringroutine.go
+		return
+	}
 	for {
 		if !sc.Statements() || !c.conn.CanHandOver() {
 			c.ringGone()
@@ -247,6 +254,7 @@ func (t *ringThread) broke() {
 	_ = t.loop.Close()
 	for _, u := range t.units {
 		if u.on {
+			t.stopRoutine(u)
 			t.leave(u, ringEnd)
 		}
 	}
@@ -269,6 +277,10 @@ func (t *ringThread) take(m ringMsg) {
 		return
 	}
 	c := m.c
+	if c.co != nil {
+		t.takeRoutine(m) // ringroutine.go
+		return
+	}
 	u := c.ru
 	if u == nil {
 		rc, err := t.loop.Add(m.fd, m.deprecateEOF)
@@ -358,6 +370,10 @@ func (t *ringThread) send(u *ringUnit, now time.Time) {
 
 // completed is Poll's callback: u's exchange finished.
 func (t *ringThread) completed(rc *ring.Conn, res ring.Result) {
+	if u := t.units[rc.ID()]; u.c.co != nil {
+		t.routineDone(u, res) // ringroutine.go
+		return
+	}
 	if t.now.IsZero() {
 		// One clock reading per reaped batch: the end of every unit in it
 		// and the start of the units it starts.
@@ -465,7 +481,8 @@ func wireError(err error) error {
 type ringState struct {
 	rt           *ringThread
 	back         chan ringBack
-	ru           *ringUnit // owned by rt
+	ru           *ringUnit    // owned by rt
+	co           *ringRoutine // the coroutine mode's (ringroutine.go), nil for statement clients
 	ringOp       int       // the unit that broke the connection, for reestablish
 	ringMeasured bool
 }

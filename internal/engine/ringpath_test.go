@@ -82,29 +82,38 @@ var ringUsable = sync.OnceValue(func() bool {
 	return <-ok
 })
 
-// onPaths runs f on the goroutine path (RingEnv=0) and on the ring path
-// (RingEnv=1), and checks that the ring path ran the load (when
-// arrive: some client reached the release) and the goroutine path did not.
+// onPaths runs f on the goroutine path (RingEnv=0), on the ring path
+// (RingEnv=1) and on the ring path's coroutine mode (RingEnv=1, every
+// client a coroutine: ringroutine.go), and checks that the ring path ran
+// the load in the mode asked for (when arrive: some client reached the
+// release) and the goroutine path did not.
 func onPaths(t *testing.T, arrive bool, f func(t *testing.T)) {
 	t.Helper()
-	for _, onRing := range []bool{false, true} {
-		name, env := "goroutines", "0"
-		if onRing {
-			name, env = "ring", "1"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, path := range []string{"goroutines", "ring", "coroutines"} {
+		onRing := path != "goroutines"
+		t.Run(path, func(t *testing.T) {
 			if onRing && !ringUsable() {
 				t.Skip("io_uring unavailable here")
 			}
+			env := "0"
+			if onRing {
+				env = "1"
+			}
 			t.Setenv(RingEnv, env)
-			before := ringArrivals.Load()
+			routineAlways = path == "coroutines"
+			defer func() { routineAlways = false }()
+			before, routinesBefore := ringArrivals.Load(), routineArrivals.Load()
 			f(t)
-			took := ringArrivals.Load() - before
+			took, routines := ringArrivals.Load()-before, routineArrivals.Load()-routinesBefore
 			switch {
 			case onRing && arrive && took == 0:
 				t.Error("no client ran on the ring path")
 			case !onRing && took != 0:
 				t.Errorf("%d clients ran on the ring path with %s=0", took, RingEnv)
+			case path == "ring" && routines != 0:
+				t.Errorf("%d statement clients ran as coroutines", routines)
+			case path == "coroutines" && routines != took:
+				t.Errorf("%d of %d clients on the ring ran as coroutines", routines, took)
 			}
 		})
 	}
@@ -112,7 +121,8 @@ func onPaths(t *testing.T, arrive bool, f func(t *testing.T)) {
 
 // TestRingFallbacks: a load the ring path cannot take runs on the
 // goroutine path with GOSLAP_RING=1 and the same counts: io_uring
-// refused, a workload without statement texts, clients that give none.
+// refused, clients that give no statements; a workload without statement
+// texts takes the ring's coroutine mode (ringroutine.go), same counts.
 func TestRingFallbacks(t *testing.T) {
 	if !ringUsable() {
 		t.Skip("io_uring unavailable here")
@@ -121,10 +131,11 @@ func TestRingFallbacks(t *testing.T) {
 		name        string
 		w           *scripted
 		unavailable bool
+		coroutines  int64 // clients in the coroutine mode
 	}{
-		{"io_uring refused", &scripted{text: selectText}, true},
-		{"no StatementClient", &scripted{}, false},
-		{"Statements false", &scripted{text: selectText, plainNext: true}, false},
+		{"io_uring refused", &scripted{text: selectText}, true, 0},
+		{"no StatementClient", &scripted{}, false, 3},
+		{"Statements false", &scripted{text: selectText, plainNext: true}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(RingEnv, "1")
@@ -134,14 +145,15 @@ func TestRingFallbacks(t *testing.T) {
 			}
 			p, s := fakePlan(t, tc.w, 3, nil, mysqlfake.Options{})
 			p.PerClientEvents = func(int) uint64 { return 30 }
-			before := ringArrivals.Load()
+			before, routines := ringArrivals.Load(), routineArrivals.Load()
 			b, err := Run(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkTotals(t, b)
-			if got := ringArrivals.Load() - before; got != 0 {
-				t.Errorf("%d clients on the ring", got)
+			got, gotRoutines := ringArrivals.Load()-before, routineArrivals.Load()-routines
+			if got != tc.coroutines || gotRoutines != tc.coroutines {
+				t.Errorf("%d clients on the ring, %d as coroutines; want %d, %d", got, gotRoutines, tc.coroutines, tc.coroutines)
 			}
 			if sent := len(queriesByConn(s.Log(), "SELECT 1")); b.Events != 90 || sent != 3 {
 				t.Errorf("events %d over %d connections %v", b.Events, sent, b.Clients)
