@@ -483,6 +483,6 @@ type ringState struct {
 	back         chan ringBack
 	ru           *ringUnit    // owned by rt
 	co           *ringRoutine // the coroutine mode's (ringroutine.go), nil for statement clients
-	ringOp       int       // the unit that broke the connection, for reestablish
+	ringOp       int          // the unit that broke the connection, for reestablish
 	ringMeasured bool
 }

@@ -52,7 +52,7 @@ type ringRoutine struct {
 	c      *client
 	active bool // the coroutine runs client.loop: loop's hand-backs apply
 
-	yield func(struct{}) bool   // the coroutine's suspension
+	yield func(struct{}) bool     // the coroutine's suspension
 	next  func() (struct{}, bool) // the ring thread's resumption
 	stop  func()
 
