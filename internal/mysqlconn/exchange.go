@@ -3,6 +3,7 @@ package mysqlconn
 import (
 	"errors"
 	"io"
+	"net"
 )
 
 // The exchanger mode (issue 28; docs/architecture.md, "The ring path"): a
@@ -55,6 +56,12 @@ func (c *Conn) FlushExchange() error {
 	if t == nil || t.ex == nil || len(t.pending) == 0 {
 		return nil
 	}
+	if !t.blocking {
+		// Closed (the driver closes after a failure): its descriptor
+		// number may be another connection's by now.
+		t.pending = t.pending[:0]
+		return net.ErrClosed
+	}
 	_, err := t.ex.Exchange(t.pending, nil)
 	t.pending = t.pending[:0]
 	if err != nil {
@@ -97,6 +104,11 @@ func (t *socket) exchangeWrite(b []byte) (int, error) {
 func (t *socket) exchangeRead(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
+	}
+	if !t.blocking {
+		// Closed: as FlushExchange.
+		t.pending = t.pending[:0]
+		return 0, t.opErr("read", net.ErrClosed)
 	}
 	n, err := t.ex.Exchange(t.pending, b)
 	t.pending = t.pending[:0]

@@ -6,12 +6,14 @@ import (
 	"database/sql/driver"
 	"errors"
 	"iter"
+	"net"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 )
 
@@ -183,4 +185,50 @@ func ringHere() bool {
 		ok <- err == nil
 	}()
 	return <-ok
+}
+
+// countingExchanger fails the test if it is ever used.
+type countingExchanger struct{ calls int }
+
+func (x *countingExchanger) Exchange(out, in []byte) (int, error) {
+	x.calls++
+	return 0, errors.New("unexpected exchange")
+}
+
+// TestExchangerClosedSocket: once the socket is closed (the driver closes
+// it after a failure) the exchanger mode sends nothing through its
+// exchanger: the descriptor number may belong to another connection by
+// then. Pending writes are dropped, reads fail.
+func TestExchangerClosedSocket(t *testing.T) {
+	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
+	cn, err := NewConnector(s.Config(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cn.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.Handover(); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExchanger{}
+	if err := c.SetExchanger(x); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.sock.Write([]byte{1, 0, 0, 0, 1}); err != nil { // a COM_QUIT, pending
+		t.Fatal(err)
+	}
+	_ = c.sock.Close()
+	if err := c.FlushExchange(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("flush after close: %v, want net.ErrClosed", err)
+	}
+	var b [16]byte
+	if _, err := c.sock.rawRead(b[:]); err == nil {
+		t.Error("read after close: no error")
+	}
+	if x.calls != 0 {
+		t.Errorf("%d exchanges after the socket closed", x.calls)
+	}
 }
