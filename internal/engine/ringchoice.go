@@ -68,8 +68,19 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 }
 
 // The coroutine mode's default range (ringroutine.go: clients that are
-// not statement clients, TPC-C first): not measured yet, so empty; only
-// RingEnv=1 puts such a load on the ring.
+// not statement clients, TPC-C first, Lua scripts): empty, so only
+// RingEnv=1 puts such a load on the ring. Measured on TPC-C (1 warehouse,
+// 8, 16 and 64 connections, both servers, against the netpoller path and
+// tpcc_start; BENCHMARKS.md, "TPC-C on the ring: the client loop as a
+// coroutine") on a machine at load 6-17 on 2 cores: in-process, alternated
+// 3 s runs gave the coroutine mode 0.90-0.94x the netpoller path's client
+// CPU per transaction (medians of 5 pairs at each count), but the
+// oltpbench runs (separate processes, medians of 5) gave it 0.77-1.37x,
+// at 16 connections 0.98-1.21x (3 of 4 sets worse), tpmC level within
+// the noise. No count where it clearly wins: it stays opt-in until a quieter
+// measurement (or a cheaper ring wait) shows one. Lua's ro-16 through the
+// interpreter ran at 0.81x sysbench's CPU per transaction in it against
+// the netpoller's 0.96x (one set, default server).
 const (
 	RoutineFrom  = 0
 	RoutineBelow = 0

@@ -41,6 +41,27 @@ func TestRingRule(t *testing.T) {
 	}
 }
 
+// TestRoutineRule: a load of clients that are not statement clients takes
+// the coroutine mode's range, which is empty: only RingEnv=1 puts it on
+// the ring.
+func TestRoutineRule(t *testing.T) {
+	for _, tc := range []struct {
+		clients int
+		env     string
+		want    bool
+	}{
+		{8, "", false},
+		{16, "", false},
+		{64, "", false},
+		{16, "1", true},
+		{16, "0", false},
+	} {
+		if got := ringChosen(tc.clients, tc.env, false, false); got != tc.want {
+			t.Errorf("%d coroutine clients, %s=%q: ring %v, want %v", tc.clients, RingEnv, tc.env, got, tc.want)
+		}
+	}
+}
+
 // TestRingChosenThreadEnv: mysqlconn.ThreadBelowEnv set to a threshold
 // keeps a load in the ring's range off the ring (the forced-path test
 // runs), a value mysqlconn ignores does not.
