@@ -30,7 +30,11 @@ vet:
 # the forcing each test covers only the path its client count picks.
 # GOSLAP_THREAD_PER_CLIENT_BELOW=0 / =100000 put every load on the netpoller
 # / a thread per client (setting it keeps the ring off); GOSLAP_RING=1 puts
-# every load that can take it on the ring (the packages whose clients can).
+# every load that can take it on the ring (the packages whose clients can;
+# the engine's tests with plain clients then run in the ring's coroutine
+# mode). workload/tpcc is not in that pass: TestRingCoroutineRun forces
+# both the netpoller and the coroutine mode itself (about 9 s in each pass
+# that runs the package), and its other loads would only repeat it.
 # workload/tpcc's only engine load has 4 clients, threaded by default, so
 # the thread-per-client pass leaves it out (it repeated the default pass's
 # 33 s).

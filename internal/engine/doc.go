@@ -56,9 +56,9 @@
 // connections on io_uring (ringpath.go); other clients (TPC-C, Lua
 // scripts) run their own loop as a coroutine on a ring thread with
 // GOSLAP_RING=1 (ringroutine.go; its default range is empty). All three
-// share the
-// admission and recording of a unit (client.admit, client.record,
-// client.tolerate), so limits, warm-up, errors and intervals agree.
+// share the admission and recording of a unit (client.admit,
+// client.record, client.tolerate), so limits, warm-up, errors and
+// intervals agree.
 //
 // What stays off the hot path: nothing is shared between clients while a
 // unit runs except a read-mostly stop flag and, with Events, a counter
