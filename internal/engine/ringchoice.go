@@ -75,9 +75,12 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 // coroutine") on a machine at load 6-17 on 2 cores: in-process, alternated
 // 3 s runs gave the coroutine mode 0.90-0.94x the netpoller path's client
 // CPU per transaction (medians of 5 pairs at each count), but the
-// oltpbench runs (separate processes, medians of 5) gave it 0.77-1.37x,
-// at 16 connections 0.98-1.21x (3 of 4 sets worse), tpmC level within
-// the noise. No count where it clearly wins: it stays opt-in until a quieter
+// oltpbench runs (separate processes, medians of 5 or 7) gave it
+// 0.77-1.37x, at 16 connections 0.98-1.32x (worse in 5 server passes of
+// 6), tpmC level within the noise: its process spent about the
+// netpoller's CPU in all while completing fewer transactions, a cost that
+// follows time (the ring wait's Syscall6 keeps sysmon polling; a
+// RawSyscall6 experiment took 22 % off the mode's CPU per transaction). No count where it clearly wins: it stays opt-in until a quieter
 // measurement (or a cheaper ring wait) shows one. Lua's ro-16 through the
 // interpreter ran at 0.81x sysbench's CPU per transaction in it against
 // the netpoller's 0.96x (one set, default server).
