@@ -4,6 +4,7 @@ package ring
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -613,4 +614,74 @@ func TestStaleCompletionIgnored(t *testing.T) {
 			t.Errorf("stale completions reported %v, %d in flight; want nothing, 1", got, l.Busy())
 		}
 	})
+}
+
+// TestWaitYieldsToTheRuntime: a ring thread waiting for completions (a
+// raw io_uring_enter that the runtime does not see as a system call)
+// holds up neither a stop-the-world nor, with a single P, the other
+// goroutines for long: the runtime's preemption signal ends the wait.
+func TestWaitYieldsToTheRuntime(t *testing.T) {
+	requireRing(t)
+	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			fd := fakeServer(t, func(int) reply { return reply{silent: true} })
+			waiting, stop := make(chan struct{}), make(chan struct{})
+			var problems []string
+			go func() {
+				defer close(stop)
+				<-waiting
+				time.Sleep(50 * time.Millisecond) // the ring thread is in its wait
+				for i := range 3 {
+					t0 := time.Now()
+					runtime.GC()
+					slept := time.Now()
+					time.Sleep(time.Millisecond)
+					gc, sleep := slept.Sub(t0), time.Since(slept)
+					t.Logf("round %d: GC %v, 1 ms sleep %v", i, gc, sleep)
+					// A waiting ring that held up the world would take its
+					// whole 2 s wait; the bar leaves a loaded machine room.
+					if gc > 500*time.Millisecond || sleep > 500*time.Millisecond {
+						problems = append(problems, fmt.Sprintf("round %d: a GC took %v, a 1 ms sleep %v, while the ring waited", i, gc, sleep))
+					}
+				}
+			}()
+			onThread(t, 20*time.Second, func() {
+				defer func() {
+					select {
+					case <-waiting:
+					default:
+						close(waiting)
+					}
+				}()
+				l := newLoop(t, 1)
+				if l == nil {
+					return
+				}
+				defer l.Close()
+				c, _ := l.Add(fd, true)
+				if err := c.Start(query); err != nil {
+					t.Error(err)
+					return
+				}
+				close(waiting)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					// Long waits: only a signal ends one early.
+					if err := l.Poll(1, 2*time.Second, func(*Conn, Result) {}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+			<-stop
+			for _, p := range problems {
+				t.Error(p)
+			}
+		})
+	}
 }

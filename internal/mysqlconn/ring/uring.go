@@ -289,8 +289,20 @@ func (r *uring) enter(minComplete uint32, wait time.Duration) error {
 	}
 	// Everything published and not yet consumed by the kernel: a partial
 	// submission is retried by the next enter.
+	//
+	// A raw system call: the runtime is not told that the thread may block
+	// (no entersyscall/exitsyscall). Through syscall.Syscall6 a wait of
+	// more than sysmon's 20 µs tick had its P retaken and handed off, and
+	// the return had to get one back (a futex wake-up of another thread,
+	// often): 10-30 % of the ring's client CPU at 16-64 clients
+	// (BENCHMARKS.md, "The ring's wait as a raw system call"). The thread
+	// keeps its P while it waits, which costs nothing here: the ring
+	// thread is locked to its goroutine, and the wait ends early on any
+	// signal, so the runtime's preemption signal (sysmon after 10 ms, a
+	// stop-the-world at once) ends it with EINTR, below, and the caller's
+	// next function call yields (TestWaitYieldsToTheRuntime).
 	toSubmit := r.sqLocalTail - atomic.LoadUint32(r.sqHead)
-	_, _, errno := syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete),
+	_, _, errno := syscall.RawSyscall6(sysIOUringEnter, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete),
 		flags, arg, argSize)
 	switch errno {
 	case 0, syscall.ETIME:
