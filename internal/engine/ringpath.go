@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 	"github.com/goslap/goslap/internal/workload"
 )
@@ -213,6 +214,9 @@ func (c *client) ringGone() {
 func (t *ringThread) serve(ready chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The ring's waits are raw system calls that keep the thread's P.
+	mysqlconn.HoldPs(1)
+	defer mysqlconn.HoldPs(-1)
 	l, err := newRing(t.share)
 	ready <- err
 	if err != nil {

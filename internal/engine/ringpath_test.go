@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -229,5 +230,37 @@ func TestWireError(t *testing.T) {
 		if code != tc.code || msg != tc.msg {
 			t.Errorf("%s: %d %q, want %d %q", tc.name, code, msg, tc.code, tc.msg)
 		}
+	}
+}
+
+// TestRingHoldsAP: a ring thread's waits keep its P (raw system calls), so
+// a ring load raises GOMAXPROCS for its threads as a threaded load does
+// for its clients, and gives it back at the end; with GOMAXPROCS=1 the
+// clients' goroutines would otherwise get the P only at sysmon's
+// preemptions of the waiting ring thread.
+func TestRingHoldsAP(t *testing.T) {
+	if !ringUsable() {
+		t.Skip("io_uring unavailable here")
+	}
+	t.Setenv(RingEnv, "1")
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var during atomic.Int64
+	w := &scripted{text: selectText, begin: func(int, *mysqlconn.Conn) error {
+		during.Store(int64(runtime.GOMAXPROCS(0)))
+		return nil
+	}}
+	p, _ := fakePlan(t, w, 3, nil, mysqlfake.Options{})
+	p.PerClientEvents = func(int) uint64 { return 30 }
+	before := ringArrivals.Load()
+	b, err := Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTotals(t, b)
+	if ringArrivals.Load() == before {
+		t.Fatal("the load did not run on the ring")
+	}
+	if during.Load() < 2 || runtime.GOMAXPROCS(0) != 1 {
+		t.Errorf("GOMAXPROCS %d during the ring load, %d after it; want 2 or more, then 1", during.Load(), runtime.GOMAXPROCS(0))
 	}
 }

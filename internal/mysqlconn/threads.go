@@ -123,6 +123,14 @@ func (t *Threads) Leave(slot *Slot) {
 	}
 }
 
+// HoldPs claims Ps for n more (n < 0: gives back -n) goroutines that keep
+// their P while they wait in raw system calls, as threaded clients do: the
+// engine's ring threads, whose io_uring_enter is one. GOMAXPROCS is raised
+// with the threaded clients' claims, so the rest of the process keeps a P
+// (with GOMAXPROCS=1, a waiting ring thread would otherwise leave the
+// other goroutines only sysmon's preemption, every 10-20 ms).
+func HoldPs(n int) { procs.add(n) }
+
 // procs is GOMAXPROCS across the threaded loads running at once (sharded
 // runs start several engines in one process): raised to their clients + 1,
 // restored when the last one stops.
@@ -130,7 +138,7 @@ var procs procCount
 
 type procCount struct {
 	sync.Mutex
-	clients int // threaded clients of the running loads
+	clients int // threaded clients of the running loads, and HoldPs's claims
 	base    int // GOMAXPROCS before the first of them
 }
 
