@@ -685,3 +685,115 @@ func TestWaitYieldsToTheRuntime(t *testing.T) {
 		})
 	}
 }
+
+// bigReply is a result set of rows text rows of a 130-byte value each
+// (CLIENT_DEPRECATE_EOF): 100 rows are about a read-only event's range
+// select (13.5 KB).
+func bigReply(rows int) []byte {
+	r := pkt(6, append([]byte{129}, strings.Repeat("v", 129)...)...)
+	ps := [][]byte{colCount2, colDef, colDef}
+	for range rows {
+		ps = append(ps, r)
+	}
+	return cat(append(ps, okEndOfRows)...)
+}
+
+// A receive buffer that a reply filled grows (doubling, up to grownBuf)
+// and keeps its size: replies larger than the first buffer, packets that
+// span receives, a reply larger than grownBuf, a packet larger than it.
+func TestReceiveBufferGrows(t *testing.T) {
+	requireRing(t)
+	tests := []struct {
+		name  string
+		first int // the first buffer's size
+		reply []byte
+		chunk int
+		stmts int
+		// The buffer's size at the end is within [minBuf, maxBuf].
+		minBuf, maxBuf int
+		// steadyFrom > 0: every reply from this statement on takes one
+		// receive (the server writes it at once and it fits the grown
+		// buffer).
+		steadyFrom int
+		rows       uint64
+	}{
+		{name: "range-select replies into the default buffer", first: bufSize, reply: bigReply(100), stmts: 6,
+			minBuf: grownBuf, maxBuf: grownBuf, steadyFrom: 1, rows: 100},
+		{name: "a reply of 2.7 KB into 64 bytes", first: 64, reply: bigReply(20), stmts: 5,
+			minBuf: 4096, maxBuf: 4096, steadyFrom: 2, rows: 20},
+		{name: "packets spanning receives, written in pieces", first: 64, reply: bigReply(30), chunk: 1000, stmts: 4,
+			minBuf: 1024, maxBuf: grownBuf, rows: 30},
+		{name: "replies larger than grownBuf", first: bufSize, reply: bigReply(300), stmts: 3,
+			minBuf: grownBuf, maxBuf: grownBuf, rows: 300},
+		{name: "small replies keep the buffer", first: bufSize, reply: oneRow, stmts: 20,
+			minBuf: bufSize, maxBuf: bufSize, steadyFrom: 1, rows: 1},
+		{name: "a packet longer than grownBuf", first: bufSize,
+			reply: cat(colCount2, colDef, colDef, pkt(6, append([]byte{0xfc, 0x00, 0x50}, strings.Repeat("w", 0x5000)...)...), okEndOfRows),
+			stmts: 2, minBuf: 0x5008, maxBuf: 64 << 10, rows: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fd := fakeServer(t, func(int) reply { return reply{bytes: tt.reply, chunk: tt.chunk} })
+			var results []Result
+			var recvs []uint64 // receives per exchange
+			var bufLen int
+			onThread(t, 10*time.Second, func() {
+				l := newLoop(t, 1)
+				if l == nil {
+					return
+				}
+				defer func() {
+					if err := l.Close(); err != nil {
+						t.Error(err)
+					}
+				}()
+				l.bufSize = tt.first
+				c, err := l.Add(fd, true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var before uint64
+				done := func(c *Conn, r Result) {
+					results = append(results, r)
+					recvs = append(recvs, c.recvs-before)
+					before = c.recvs
+					if len(results) < tt.stmts && r.Err == nil {
+						if err := c.Start(query); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				if err := c.Start(query); err != nil {
+					t.Error(err)
+					return
+				}
+				for l.Busy() > 0 {
+					if err := l.Poll(1, 50*time.Millisecond, done); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				bufLen = len(c.buf)
+			})
+			if len(results) != tt.stmts {
+				t.Fatalf("%d results, want %d: %+v", len(results), tt.stmts, results)
+			}
+			for n, r := range results {
+				if r.Err != nil || r.Rows != tt.rows {
+					t.Errorf("statement %d: %+v, want %d rows", n, r, tt.rows)
+				}
+			}
+			if bufLen < tt.minBuf || bufLen > tt.maxBuf {
+				t.Errorf("receive buffer %d bytes at the end, want %d to %d", bufLen, tt.minBuf, tt.maxBuf)
+			}
+			if tt.steadyFrom > 0 {
+				for n, k := range recvs[tt.steadyFrom:] {
+					if k != 1 {
+						t.Errorf("statement %d took %d receives, want 1 (all: %v)", tt.steadyFrom+n, k, recvs)
+					}
+				}
+			}
+		})
+	}
+}
