@@ -53,9 +53,10 @@
 // clients give their units as statements (workload.StatementClient),
 // the ring path from RingFrom to below RingBelow clients or wherever
 // GOSLAP_RING=1 (ringchoice.go): a few OS threads each driving many
-// connections on io_uring (ringpath.go); other clients (TPC-C, Lua
-// scripts) run their own loop as a coroutine on a ring thread with
-// GOSLAP_RING=1 (ringroutine.go; its default range is empty). All three
+// connections on io_uring (ringpath.go); other clients run their own
+// loop as a coroutine on a ring thread (ringroutine.go): TPC-C's, which
+// claim it (workload.CoroutineClient), in RoutineFrom to RoutineBelow,
+// any with GOSLAP_RING=1. All three
 // share the admission and recording of a unit (client.admit,
 // client.record, client.tolerate), so limits, warm-up, errors and
 // intervals agree.

@@ -57,6 +57,9 @@ type scripted struct {
 	text func(id, n int) (stmt string, op int)
 	// plainNext: with text, the clients answer Statements() false.
 	plainNext bool
+	// coroutine: without text, the clients claim the ring's coroutine
+	// mode (workload.CoroutineClient).
+	coroutine bool
 	begins    atomic.Int64
 	ends      atomic.Int64
 	fails     atomic.Int64 // units next failed (failing)
@@ -77,8 +80,16 @@ func (w *scripted) Client(id int) workload.Client {
 	if w.text != nil {
 		return &textClient{scriptedClient: scriptedClient{w: w, id: id}}
 	}
+	if w.coroutine {
+		return &coroutineClient{scriptedClient{w: w, id: id}}
+	}
 	return &scriptedClient{w: w, id: id}
 }
+
+// coroutineClient is a scripted client that claims the coroutine mode.
+type coroutineClient struct{ scriptedClient }
+
+func (*coroutineClient) Coroutine() bool { return true }
 
 type scriptedClient struct {
 	w     *scripted

@@ -45,16 +45,29 @@ const (
 // and the benchmarks force one of them, so it keeps the load off the ring
 // as it did before the ring had a default.
 //
-// statements: every client gives its units as statements; otherwise the
-// load would run in the coroutine mode, whose range is RoutineFrom to
-// RoutineBelow.
-func ringChosen(clients int, ringEnv string, threadsSet, statements bool) bool {
+// kind says which default range applies: the statement ring's (RingFrom
+// to RingBelow), the coroutine mode's (RoutineFrom to RoutineBelow), or
+// none (ringForcedOnly: clients that do not claim the coroutine mode run
+// on the ring only when RingEnv forces it).
+func ringChosen(clients int, ringEnv string, threadsSet bool, kind ringKind) bool {
 	from, below := RingFrom, RingBelow
-	if !statements {
+	switch kind {
+	case ringRoutines:
 		from, below = RoutineFrom, RoutineBelow
+	case ringForcedOnly:
+		from, below = 0, 0
 	}
 	return ringRule(clients, ringEnv, threadsSet || threadBelowInEnv(), from, below)
 }
+
+// ringKind is how a load's clients would run on the ring path.
+type ringKind uint8
+
+const (
+	ringStatements ringKind = iota // every client a workload.StatementClient
+	ringRoutines                   // the others all workload.CoroutineClients (the coroutine mode)
+	ringForcedOnly                 // some client neither: the coroutine mode, only when forced
+)
 
 // ringRule is ringChosen's rule on its inputs.
 func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) bool {
@@ -67,26 +80,25 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 	return !threadsSet && clients >= from && clients < below
 }
 
-// The coroutine mode's default range (ringroutine.go: clients that are
-// not statement clients, TPC-C first, Lua scripts): empty, so only
-// RingEnv=1 puts such a load on the ring. Measured on TPC-C (1 warehouse,
-// 8, 16 and 64 connections, both servers, against the netpoller path and
-// tpcc_start; BENCHMARKS.md, "TPC-C on the ring: the client loop as a
-// coroutine") on a machine at load 6-17 on 2 cores: in-process, alternated
-// 3 s runs gave the coroutine mode 0.90-0.94x the netpoller path's client
-// CPU per transaction (medians of 5 pairs at each count), but the
-// oltpbench runs (separate processes, medians of 5 or 7) gave it
-// 0.77-1.37x, at 16 connections 0.98-1.32x (worse in 5 server passes of
-// 6), tpmC level within the noise: its process spent about the
-// netpoller's CPU in all while completing fewer transactions, a cost that
-// follows time (the ring wait's Syscall6 keeps sysmon polling; a
-// RawSyscall6 experiment took 22 % off the mode's CPU per transaction). No count where it clearly wins: it stays opt-in until a quieter
-// measurement (or a cheaper ring wait) shows one. Lua's ro-16 through the
-// interpreter ran at 0.81x sysbench's CPU per transaction in it against
-// the netpoller's 0.96x (one set, default server).
+// The coroutine mode's default range (ringroutine.go), for loads whose
+// clients all claim it (workload.CoroutineClient: TPC-C). With the ring's
+// wait a raw system call (uring.go), TPC-C at 8, 16 and 64 connections
+// against the netpoller path and tpcc_start, both servers, medians of 5
+// alternated runs (BENCHMARKS.md, "The ring's wait as a raw system call"):
+// client CPU per transaction 0.70-0.82x tpcc_start's against the
+// netpoller's 0.88-1.03x, and the higher tpmC in all six row-server pairs
+// (0.93-1.16x against 0.84-1.13x). Before that change (Syscall6) the mode
+// saved no CPU in separate processes (0.77-1.37x the netpoller's; section
+// "TPC-C on the ring: the client loop as a coroutine"). The range is the
+// statement ring's: below 7 clients the threaded path keeps TPC-C (tpcc-4
+// passes there), 7 and 65-128 were not measured apart from the sweep's
+// neighbours, and from 129 the netpoller keeps it as it keeps statement
+// loads. Lua scripts do not claim it: their interpreter's CPU per event on
+// one ring thread held ro-16 and ro-64 below the netpoller's tps in 3 of 4
+// server pairs at 0.65-0.84x its CPU per transaction.
 const (
-	RoutineFrom  = 0
-	RoutineBelow = 0
+	RoutineFrom  = RingFrom
+	RoutineBelow = RingBelow
 )
 
 // threadBelowInEnv reports whether mysqlconn.ThreadBelowEnv sets the

@@ -42,22 +42,28 @@ func TestRingRule(t *testing.T) {
 }
 
 // TestRoutineRule: a load of clients that are not statement clients takes
-// the coroutine mode's range, which is empty: only RingEnv=1 puts it on
-// the ring.
+// the coroutine mode's range when they all claim it (TPC-C), none
+// otherwise (Lua scripts): only RingEnv=1 then puts it on the ring.
 func TestRoutineRule(t *testing.T) {
 	for _, tc := range []struct {
 		clients int
 		env     string
+		kind    ringKind
 		want    bool
 	}{
-		{8, "", false},
-		{16, "", false},
-		{64, "", false},
-		{16, "1", true},
-		{16, "0", false},
+		{4, "", ringRoutines, false},
+		{8, "", ringRoutines, true},
+		{16, "", ringRoutines, true},
+		{64, "", ringRoutines, true},
+		{200, "", ringRoutines, false},
+		{16, "0", ringRoutines, false},
+		{16, "", ringForcedOnly, false},
+		{64, "", ringForcedOnly, false},
+		{16, "1", ringForcedOnly, true},
+		{16, "0", ringForcedOnly, false},
 	} {
-		if got := ringChosen(tc.clients, tc.env, false, false); got != tc.want {
-			t.Errorf("%d coroutine clients, %s=%q: ring %v, want %v", tc.clients, RingEnv, tc.env, got, tc.want)
+		if got := ringChosen(tc.clients, tc.env, false, tc.kind); got != tc.want {
+			t.Errorf("%d clients of kind %d, %s=%q: ring %v, want %v", tc.clients, tc.kind, RingEnv, tc.env, got, tc.want)
 		}
 	}
 }
@@ -78,10 +84,10 @@ func TestRingChosenThreadEnv(t *testing.T) {
 	} {
 		t.Run(tc.threadEnv, func(t *testing.T) {
 			t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
-			if got := ringChosen(16, "", false, true); got != tc.want {
+			if got := ringChosen(16, "", false, ringStatements); got != tc.want {
 				t.Errorf("16 clients with %s=%q: ring %v, want %v", mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
 			}
-			if !ringChosen(16, "1", false, true) {
+			if !ringChosen(16, "1", false, ringStatements) {
 				t.Errorf("%s=1 did not force the ring with %s=%q", RingEnv, mysqlconn.ThreadBelowEnv, tc.threadEnv)
 			}
 		})

@@ -116,13 +116,20 @@ func (r *run) ringWanted() bool {
 	if r.paced || !r.p.Connector.Plain() {
 		return false
 	}
-	statements := true
+	kind := ringStatements
 	for i := range r.clients {
-		if _, ok := r.clients[i].wc.(workload.StatementClient); !ok {
-			statements = false // the coroutine mode's load (ringroutine.go)
+		if _, ok := r.clients[i].wc.(workload.StatementClient); ok {
+			continue
+		}
+		// The coroutine mode's load (ringroutine.go); by default only
+		// for clients that claim it.
+		kind = ringRoutines
+		if cc, ok := r.clients[i].wc.(workload.CoroutineClient); !ok || !cc.Coroutine() {
+			kind = ringForcedOnly
+			break
 		}
 	}
-	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, statements)
+	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind)
 }
 
 // startRings starts the ring threads and assigns the clients to them in id

@@ -264,3 +264,40 @@ func TestRingHoldsAP(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d during the ring load, %d after it; want 2 or more, then 1", during.Load(), runtime.GOMAXPROCS(0))
 	}
 }
+
+// TestRoutineDefaultRange: without RingEnv, clients that claim the
+// coroutine mode (workload.CoroutineClient) run in it in its default range
+// and on the goroutine path outside it; clients that do not claim it never
+// do.
+func TestRoutineDefaultRange(t *testing.T) {
+	if !ringUsable() {
+		t.Skip("io_uring unavailable here")
+	}
+	t.Setenv(RingEnv, "")
+	t.Setenv(mysqlconn.ThreadBelowEnv, "")
+	for _, tc := range []struct {
+		name      string
+		coroutine bool
+		clients   int
+		want      bool
+	}{
+		{"claimed, in range", true, RoutineFrom, true},
+		{"claimed, below the range", true, RoutineFrom - 1, false},
+		{"not claimed", false, RoutineFrom, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &scripted{coroutine: tc.coroutine}
+			p, _ := fakePlan(t, w, tc.clients, nil, mysqlfake.Options{})
+			p.PerClientEvents = func(int) uint64 { return 20 }
+			before := routineArrivals.Load()
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTotals(t, b)
+			if got := routineArrivals.Load() - before; (got == int64(tc.clients)) != tc.want || (got != 0) != tc.want {
+				t.Errorf("%d of %d clients ran as coroutines; want all: %v", got, tc.clients, tc.want)
+			}
+		})
+	}
+}

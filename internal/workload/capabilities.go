@@ -52,6 +52,22 @@ type StatementClient interface {
 	Again(dst []byte) []byte
 }
 
+// CoroutineClient is the capability of a Client whose own loop the engine
+// may run by default as a coroutine on a ring thread (the ring path's
+// coroutine mode, docs/architecture.md, "The ring path"): its units spend
+// little of the client's CPU between statements, so one thread drives many
+// of them. Measured for TPC-C (BENCHMARKS.md, "The ring's wait as a raw
+// system call"); a Lua script through the interpreter spends enough per
+// event that one thread's share of the cores held its throughput below the
+// netpoller path's, so it does not claim it. GOSLAP_RING=1 puts any client
+// in the mode regardless.
+type CoroutineClient interface {
+	Client
+	// Coroutine is true when the client's units may run as a coroutine by
+	// default.
+	Coroutine() bool
+}
+
 // Reply is the outcome of one statement the engine sent for a
 // StatementClient: Err nil (Rows result rows, Affected the OK's affected
 // rows), the server's *mysql.MySQLError, or a connection error worded as

@@ -199,6 +199,10 @@ func newClient(l *load, id int) *client {
 
 // Begin sets tpcc-mysql's session (autocommit off) and prepares every
 // statement once for this connection.
+// Coroutine: a TPC-C client may run as a coroutine on the engine's ring
+// thread (workload.CoroutineClient): measured at 8 to 64 connections.
+func (c *client) Coroutine() bool { return true }
+
 func (c *client) Begin(conn *mysqlconn.Conn) error {
 	if old, ok := c.ex.(*connExecutor); ok {
 		old.close()
