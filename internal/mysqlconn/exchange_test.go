@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goslap/goslap/internal/mysqlconn/mysqlfake"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 )
 
@@ -200,16 +199,7 @@ func (x *countingExchanger) Exchange(out, in []byte) (int, error) {
 // exchanger: the descriptor number may belong to another connection by
 // then. Pending writes are dropped, reads fail.
 func TestExchangerClosedSocket(t *testing.T) {
-	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
-	cn, err := NewConnector(s.Config(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cn.Connect(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := fakeConn(t)
 	if _, _, err := c.Handover(); err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,23 @@ func TestHandover(t *testing.T) {
 	}
 }
 
+// fakeConn is a connection to a fake server of its own (no handler),
+// closed when the test ends.
+func fakeConn(t *testing.T) (*Conn, *mysqlfake.Server) {
+	t.Helper()
+	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
+	cn, err := NewConnector(s.Config(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cn.Connect(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, s
+}
+
 func isNonblocking(fd int) (bool, error) {
 	r, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
 	if e != 0 {
@@ -120,16 +137,7 @@ func isNonblocking(fd int) (bool, error) {
 // the one the server gave it: an execute sent on the handed-over
 // descriptor with that id runs that statement.
 func TestStmtServerID(t *testing.T) {
-	s := mysqlfake.Start(t, nil, mysqlfake.Options{})
-	cn, err := NewConnector(s.Config(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cn.Connect(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, s := fakeConn(t)
 	var ids []uint32
 	for _, q := range []string{"SELECT 1", "UPDATE t SET k=k+1 WHERE id=?"} {
 		st, err := c.Prepare(q)
