@@ -105,11 +105,14 @@ func (t *Threads) Stop() {
 }
 
 // Enter starts a client of the load on the calling goroutine: on the
-// threaded path it locks the goroutine to its OS thread, and connections
-// opened through slot become blocking. Call Leave when the client ends.
+// threaded path it locks the goroutine to its OS thread, blocks the
+// runtime's preemption signal on that thread (blockPreemptSignal), and
+// connections opened through slot become blocking. Call Leave when the
+// client ends.
 func (t *Threads) Enter(slot *Slot) {
 	if t.Threaded() {
 		runtime.LockOSThread()
+		blockPreemptSignal(true)
 		slot.blocking = true
 		slot.pollWait = t.clients >= PollWaitFrom
 	}
@@ -119,6 +122,7 @@ func (t *Threads) Enter(slot *Slot) {
 func (t *Threads) Leave(slot *Slot) {
 	if t.Threaded() {
 		slot.blocking, slot.pollWait = false, false
+		blockPreemptSignal(false)
 		runtime.UnlockOSThread()
 	}
 }
