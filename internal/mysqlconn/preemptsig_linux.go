@@ -27,8 +27,11 @@ const (
 // blocked the preemption request stays a flag, taken at the client's next
 // function call once its reply is in (as with GODEBUG=asyncpreemptoff=1,
 // for these threads only). oltp_read_only at 4 clients, 7 alternated runs
-// on a loaded machine: 1.48x sysbench's tps against 1.19x with the signal
-// (BENCHMARKS.md, "ro-4").
+// on a loaded machine: 1.48x sysbench's tps against 1.19x with the signal;
+// above the build with the signal in 4 of 6 later sets on both servers,
+// within a noisy machine's spread (BENCHMARKS.md, "ro-4"). What it gives
+// up: a client thread's loop without function calls is no longer
+// preempted asynchronously (the clients' code has none that runs long).
 //
 // A stop-the-world still ends a client's wait within readTimeout: the
 // poll's time-out (or SO_RCVTIMEO's) then ends it and the client yields,
