@@ -5,8 +5,9 @@ import (
 	"unsafe"
 )
 
-// sigPreempt is the signal the runtime preempts goroutines with (SIGURG).
-const sigPreempt = 23
+// sigPreempt is the signal the runtime preempts goroutines with (SIGURG,
+// whose number differs between architectures).
+const sigPreempt = syscall.SIGURG
 
 // rt_sigprocmask(2)'s how.
 const (

@@ -43,12 +43,12 @@ func TestThreadedClientBlocksPreemptSignal(t *testing.T) {
 			// Leave's unlock, so that "after" reads the same thread.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			before = threadBlocks(t, sigPreempt)
+			before = threadBlocks(t, int(sigPreempt))
 			var slot Slot
 			th.Enter(&slot)
-			in = threadBlocks(t, sigPreempt)
+			in = threadBlocks(t, int(sigPreempt))
 			th.Leave(&slot)
-			after = threadBlocks(t, sigPreempt)
+			after = threadBlocks(t, int(sigPreempt))
 		}()
 		<-done
 		if before || in != threaded || after {
