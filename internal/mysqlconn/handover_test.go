@@ -79,20 +79,7 @@ func TestHandover(t *testing.T) {
 	if _, err := syscall.Write(fd, q); err != nil {
 		t.Fatal(err)
 	}
-	// The handed-over descriptor blocks only up to SO_RCVTIMEO (the
-	// threaded path's wake-up to look at cancellation): a slow reply is
-	// EAGAIN, read again.
-	var buf [256]byte
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		n, err := syscall.Read(fd, buf[:])
-		if (err == syscall.EAGAIN || err == syscall.EINTR) && time.Now().Before(deadline) {
-			continue
-		}
-		if err != nil || n < 5 {
-			t.Fatalf("reply: %d bytes, %v", n, err)
-		}
-		break
-	}
+	readReply(t, fd)
 	if err := c.Exec("SELECT 1"); err != nil {
 		t.Errorf("the Conn after the handover: %v", err)
 	}
@@ -105,6 +92,25 @@ func TestHandover(t *testing.T) {
 	cfg.Params = map[string]string{"compress": "true"}
 	if zc, err := NewConnector(cfg, ""); err == nil && zc.Plain() {
 		t.Error("a connector with compression is plain")
+	}
+}
+
+// readReply reads a reply of at least one packet's header and first byte
+// from a handed-over descriptor, which blocks only up to SO_RCVTIMEO (the
+// threaded path's wake-up to look at cancellation): a slow reply is EAGAIN,
+// read again, for up to 10 s.
+func readReply(t *testing.T, fd int) {
+	t.Helper()
+	var buf [256]byte
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		n, err := syscall.Read(fd, buf[:])
+		if (err == syscall.EAGAIN || err == syscall.EINTR) && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil || n < 5 {
+			t.Fatalf("reply: %d bytes, %v", n, err)
+		}
+		return
 	}
 }
 
@@ -161,20 +167,7 @@ func TestStmtServerID(t *testing.T) {
 	if _, err := syscall.Write(fd, p); err != nil {
 		t.Fatal(err)
 	}
-	// The handed-over descriptor blocks only up to SO_RCVTIMEO (the
-	// threaded path's wake-up to look at cancellation): a slow reply is
-	// EAGAIN, read again.
-	var buf [256]byte
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		n, err := syscall.Read(fd, buf[:])
-		if (err == syscall.EAGAIN || err == syscall.EINTR) && time.Now().Before(deadline) {
-			continue
-		}
-		if err != nil || n < 5 {
-			t.Fatalf("reply: %d bytes, %v", n, err)
-		}
-		break
-	}
+	readReply(t, fd)
 	log := s.Log()
 	if len(log) != 1 || log[0].Kind != mysqlfake.KindExecute || log[0].SQL != "UPDATE t SET k=k+1 WHERE id=?" ||
 		len(log[0].Args) != 1 || log[0].Args[0] != int64(42) {
