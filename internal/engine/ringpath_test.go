@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"io"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -69,19 +67,7 @@ func (c *textClient) Again(dst []byte) []byte { return append(append(dst, 0x03),
 func selectText(int, int) (string, int) { return "SELECT 1", 0 }
 
 // ringUsable reports whether io_uring works here (a ring can be set up).
-var ringUsable = sync.OnceValue(func() bool {
-	ok := make(chan bool)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		l, err := ring.New(1)
-		if err == nil {
-			_ = l.Close()
-		}
-		ok <- !errors.Is(err, ring.ErrUnavailable) && err == nil
-	}()
-	return <-ok
-})
+var ringUsable = ring.Available
 
 // onPaths runs f on the goroutine path (RingEnv=0), on the ring path
 // (RingEnv=1) and on the ring path's coroutine mode (RingEnv=1, every

@@ -107,7 +107,7 @@ func onRingCoroutine(t *testing.T, conn *Conn, f func() error) (x *ringExchanger
 // takes it), and a COM_STMT_CLOSE with no read after it, which the flush
 // sends; the Conn then works on its own system calls again.
 func TestExchangerMode(t *testing.T) {
-	if !ringHere() {
+	if !ring.Available() {
 		if os.Getenv("CI") != "" {
 			t.Fatal("io_uring unavailable under CI")
 		}
@@ -169,21 +169,6 @@ func TestExchangerMode(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ringHere reports whether io_uring can be set up here.
-func ringHere() bool {
-	ok := make(chan bool)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		l, err := ring.New(1)
-		if err == nil {
-			_ = l.Close()
-		}
-		ok <- err == nil
-	}()
-	return <-ok
 }
 
 // countingExchanger fails the test if it is ever used.
