@@ -610,7 +610,7 @@ func runOnce(t tool, w workload, args, env []string, serverPID int) (sample, err
 		return sample{}, fmt.Errorf("no transactions counted:\n%s%s", tailText(out.String()), tailText(errb.String()))
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{rate: rate, events: n, cpu: tv(ru.Utime) + tv(ru.Stime), rssKB: ru.Maxrss, server: after - before}, nil
+	return sample{rate: rate, events: n, cpu: tv(ru.Utime) + tv(ru.Stime), rssKB: int64(ru.Maxrss), server: after - before}, nil
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

@@ -405,7 +405,7 @@ func runOnce(bin string, args, env []string, wallRE *regexp.Regexp, serverPID in
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	user := tv(ru.Utime)
 	sys := tv(ru.Stime)
-	return sample{wall: wall, cpu: user + sys, user: user, sys: sys, rssKB: ru.Maxrss, server: after - before}, nil
+	return sample{wall: wall, cpu: user + sys, user: user, sys: sys, rssKB: int64(ru.Maxrss), server: after - before}, nil
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

@@ -63,7 +63,7 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 		}
 	}
 	for {
-		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		r, _, e := syscall.RawSyscall6(sysRecvfrom, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
 			syscall.MSG_DONTWAIT, 0, 0)
 		switch e {
 		case 0:
@@ -120,7 +120,7 @@ func (t *socket) readBlocking(b []byte) (int, error) {
 // Readable includes end of stream and errors, which the recv then reports.
 func (t *socket) pollIn() error {
 	pfd := pollFd{fd: int32(t.fd), events: pollIn}
-	n, _, e := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, readTimeout/1000)
+	n, e := pollWait(&pfd, readTimeout/1000)
 	if e != 0 && e != syscall.EINTR {
 		return t.opErr("read", os.NewSyscallError("poll", e))
 	}

@@ -16,7 +16,7 @@ func threadSwitches(t *testing.T) int64 {
 	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
 		t.Fatal(err)
 	}
-	return ru.Nvcsw
+	return int64(ru.Nvcsw)
 }
 
 // TestThreadedReadSleepsOncePerReply: a threaded client waiting for a reply
