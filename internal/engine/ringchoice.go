@@ -24,10 +24,10 @@ import (
 //     three (0.43-0.96x mariadb-slap's, typically 0.5-0.75x; the
 //     netpoller's typically 0.8-0.9x) at a wall time level with the
 //     netpoller's;
-//   - from 256 clients its one thread per 1024 clients (ringpath.go's
-//     ringPerThread) makes the server spend more CPU than the netpoller
-//     does (up to 1.4x at 512, more than the client saves) and its wall
-//     is the longer in most sets (256: 3 of 4, 512: 2 of 4, 1000: all 4),
+//   - from 256 clients the ring (then one thread per 1024 clients;
+//     ringpath.go's ringPerThread) made the server spend more CPU than
+//     the netpoller does (up to 1.4x at 512, more than the client saves)
+//     and its wall was the longer in most sets (256: 3 of 4, 512: 2 of 4, 1000: all 4),
 //     so from 129 (129-255 were not measured and keep the netpoller, the
 //     path they had before) the netpoller keeps the load.
 const (

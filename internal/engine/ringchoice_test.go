@@ -94,3 +94,22 @@ func TestRingChosenThreadEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestRingThreads: a ring thread per ringPerThread clients, at most one per
+// P, so a load of the ring's default range uses every core it may.
+func TestRingThreads(t *testing.T) {
+	for _, c := range []struct{ clients, procs, want int }{
+		{RingFrom, 2, 2},
+		{16, 2, 2},
+		{128, 2, 2},
+		{16, 1, 1},
+		{4, 8, 1},
+		{5, 8, 2},
+		{16, 8, 4},
+		{128, 64, 32},
+	} {
+		if got := ringThreads(c.clients, c.procs); got != c.want {
+			t.Errorf("ringThreads(%d clients, %d Ps) = %d, want %d", c.clients, c.procs, got, c.want)
+		}
+	}
+}

@@ -42,10 +42,22 @@ import (
 // ringchoice.go decides.
 const RingEnv = "GOSLAP_RING"
 
-// ringPerThread is the most clients one ring thread drives (the probe ran
-// 1000 on one ring at 0.35x mariadb-slap's CPU); more clients get more
-// threads, at most GOMAXPROCS.
-const ringPerThread = 1024
+// ringPerThread is the fewest clients a ring thread drives: a load gets a
+// ring thread per ringPerThread clients, at most GOMAXPROCS of them, so
+// from 2*ringPerThread-1 clients on every core has one.
+//
+// Why not one ring for all (it was 1024 per thread: the probe ran 1000 on
+// one ring at 0.35x mariadb-slap's CPU): one thread does every client's
+// sends and receives in turn, so while it works through a batch the server
+// threads that already answered wait for it, and on a machine whose cores
+// the server shares a core stays idle meanwhile (perf sched: one core idle
+// about 100 us per batch at the key load's 16 clients, 9-14 % idle time
+// against mariadb-slap's 2-4 %). A ring per core keeps both busy: on the
+// tuned server, oltp_read_only at 8 clients went from 0.84x sysbench's tps
+// to 1.03x and oltp_point_select at 8 from 0.93x to 1.05x, at 0.74-0.87x
+// its CPU per transaction instead of 0.63-0.74x (smaller batches per
+// io_uring_enter); BENCHMARKS.md, "A ring per core".
+const ringPerThread = 4
 
 // ringWait bounds one wait of a ring thread for completions, so it looks
 // at its inbox between them even when every statement in flight is slow.
@@ -132,11 +144,17 @@ func (r *run) ringWanted() bool {
 	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind)
 }
 
+// ringThreads is the number of ring threads for a load of clients with
+// procs Ps: one per ringPerThread clients, at most procs.
+func ringThreads(clients, procs int) int {
+	return min(procs, (clients+ringPerThread-1)/ringPerThread)
+}
+
 // startRings starts the ring threads and assigns the clients to them in id
 // order; false (nothing started) where io_uring is unavailable.
 func (r *run) startRings() bool {
 	clients := len(r.clients)
-	n := min(runtime.GOMAXPROCS(0), (clients+ringPerThread-1)/ringPerThread)
+	n := ringThreads(clients, runtime.GOMAXPROCS(0))
 	threads := make([]*ringThread, n)
 	ready := make(chan error, n)
 	for k := range threads {
