@@ -95,9 +95,10 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 // neighbours, and from 129 the netpoller keeps it as it keeps statement
 // loads. Lua scripts do not claim it: their interpreter's CPU per event on
 // one ring thread held ro-16 and ro-64 below the netpoller's tps in 3 of 4
-// server pairs at 0.65-0.84x its CPU per transaction. That was measured
-// when a load had one ring thread; with one per core (ringPerThread) it is
-// to be measured again.
+// server pairs at 0.65-0.84x its CPU per transaction. That was with one
+// ring thread per load; with one per core (ringPerThread) the mode had the
+// higher tps in 6 of 6 pairs, but a script's sleep would stall its ring
+// (workload.CoroutineClient), so they still do not claim it.
 const (
 	RoutineFrom  = RingFrom
 	RoutineBelow = RingBelow

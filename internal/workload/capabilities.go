@@ -57,10 +57,12 @@ type StatementClient interface {
 // coroutine mode, docs/architecture.md, "The ring path"): its units spend
 // little of the client's CPU between statements, so one thread drives many
 // of them. Measured for TPC-C (BENCHMARKS.md, "The ring's wait as a raw
-// system call"); a Lua script through the interpreter spends enough per
-// event that one thread's share of the cores held its throughput below the
-// netpoller path's, so it does not claim it. GOSLAP_RING=1 puts any client
-// in the mode regardless.
+// system call"). A Lua script does not claim it: its ffi.C.usleep and
+// ffi.C.sleep block the client's goroutine, which in the mode is the ring
+// thread, so one client's think time would stall every client on that ring
+// (its throughput is otherwise the higher there since a load has a ring
+// thread per core: BENCHMARKS.md, "A ring per core"). GOSLAP_RING=1 puts
+// any client in the mode regardless.
 type CoroutineClient interface {
 	Client
 	// Coroutine is true when the client's units may run as a coroutine by
