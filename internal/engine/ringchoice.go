@@ -27,9 +27,9 @@ import (
 //   - from 256 clients the ring (then one thread per 1024 clients;
 //     ringpath.go's ringPerThread) made the server spend more CPU than
 //     the netpoller does (up to 1.4x at 512, more than the client saves)
-//     and its wall was the longer in most sets (256: 3 of 4, 512: 2 of 4, 1000: all 4),
-//     so from 129 (129-255 were not measured and keep the netpoller, the
-//     path they had before) the netpoller keeps the load.
+//     and its wall was the longer in most sets (256: 3 of 4, 512: 2 of 4,
+//     1000: all 4), so from 129 (129-255 were not measured and keep the
+//     netpoller, the path they had before) the netpoller keeps the load.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 129

@@ -42,21 +42,22 @@ import (
 // ringchoice.go decides.
 const RingEnv = "GOSLAP_RING"
 
-// ringPerThread is the fewest clients a ring thread drives: a load gets a
-// ring thread per ringPerThread clients, at most GOMAXPROCS of them, so
-// from 2*ringPerThread-1 clients on every core has one.
+// ringPerThread is the fewest clients a ring thread drives: a load of n
+// clients gets min(GOMAXPROCS, ceil(n/ringPerThread)) ring threads
+// (ringThreads), so on 2 cores both have one from 5 clients.
 //
 // Why not one ring for all (it was 1024 per thread: the probe ran 1000 on
 // one ring at 0.35x mariadb-slap's CPU): one thread does every client's
 // sends and receives in turn, so while it works through a batch the server
 // threads that already answered wait for it, and on a machine whose cores
-// the server shares a core stays idle meanwhile (perf sched: one core idle
-// about 100 us per batch at the key load's 16 clients, 9-14 % idle time
-// against mariadb-slap's 2-4 %). A ring per core keeps both busy: on the
-// tuned server, oltp_read_only at 8 clients went from 0.84x sysbench's tps
-// to 1.03x and oltp_point_select at 8 from 0.93x to 1.05x, at 0.74-0.87x
-// its CPU per transaction instead of 0.63-0.74x (smaller batches per
-// io_uring_enter); BENCHMARKS.md, "A ring per core".
+// the server shares one core sits idle meanwhile (perf sched at the key
+// load's 16 clients: 30-135 us at a time; 9.6 % idle over whole runs
+// against mariadb-slap's 3.0 %, a ring per core's 5.1 %). With a ring per
+// core, oltp_point_select and oltp_read_only at 8 clients went from
+// 0.84-0.98x sysbench's tps to 0.98-1.17x (three sets, both servers), at
+// 0.67-0.87x its CPU per transaction instead of 0.63-0.74x (fewer
+// completions per io_uring_enter); from 64 clients tps is level.
+// BENCHMARKS.md, "A ring per core".
 const ringPerThread = 4
 
 // ringWait bounds one wait of a ring thread for completions, so it looks
