@@ -13,6 +13,7 @@
 # C is the client count (16), Q the number of queries (100000).
 set -eu
 [ $# -ge 4 ] || { sed -n 2,15p "$0" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "coreidle.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
 sock=$1 pid=$2 rounds=$3
 shift 3
 C=${C:-16} Q=${Q:-100000}
