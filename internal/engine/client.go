@@ -68,6 +68,9 @@ func (c *client) init(r *run, idx int, wc workload.Client) {
 	if f := r.p.PerClientEvents; f != nil {
 		c.limit = f(idx)
 	}
+	if w, ok := wc.(workload.Waiter); ok {
+		w.UseWait(c.wait)
+	}
 	if r.paced {
 		if r.p.Uniform {
 			c.pace = pacer.Pacer{Rate: r.p.Rate, Clients: r.p.Clients}
@@ -302,6 +305,22 @@ func (c *client) sleep(d time.Duration) bool {
 		c.timer.Stop()
 		return false
 	}
+}
+
+// wait is a unit's wait inside itself (workload.Waiter): in the ring
+// path's coroutine mode a suspension of the client's coroutine while its
+// ring thread drives the others, elsewhere sleep's timer. False: the load
+// is stopping.
+func (c *client) wait(d time.Duration) bool {
+	switch {
+	case c.r.stopped.Load():
+		return false
+	case d <= 0:
+		return true
+	case c.co.on():
+		return c.co.wait(d)
+	}
+	return c.sleep(d)
 }
 
 // redial replaces the connection at the workload's request (mysqlslap's

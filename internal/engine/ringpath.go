@@ -92,6 +92,11 @@ type ringThread struct {
 	units []*ringUnit // by ring.Conn ID
 	now   time.Time   // the reaped batch's time, zero until its first completion
 	done  func(*ring.Conn, ring.Result)
+
+	// The coroutine mode's clients in a wait (ringRoutine.wait), and
+	// wakeWaiters' and idle's reused state.
+	waiters, due []*ringUnit
+	timer        *time.Timer
 }
 
 // ringUnit is a client's state on its ring thread, which alone uses it.
@@ -250,7 +255,7 @@ func (t *ringThread) serve(ready chan<- error) {
 	}
 	t.loop = l
 	for t.left > 0 {
-		if l.Busy() == 0 {
+		if l.Busy() == 0 && len(t.waiters) == 0 {
 			// Nothing in flight: only a client arriving or leaving changes
 			// that, and each one does, within its own bounded connect.
 			t.take(<-t.inbox)
@@ -263,11 +268,25 @@ func (t *ringThread) serve(ready chan<- error) {
 				more = false
 			}
 		}
+		wait := ringWait
+		if len(t.waiters) > 0 {
+			now := time.Now()
+			t.wakeWaiters(now)
+			if l.Busy() == 0 {
+				if len(t.waiters) > 0 {
+					t.idle(now)
+				}
+				continue
+			}
+			if len(t.waiters) > 0 {
+				wait = min(wait, t.nextWake().Sub(now))
+			}
+		}
 		if l.Busy() == 0 {
 			continue
 		}
 		t.now = time.Time{}
-		if err := l.Poll(1, ringWait, t.done); err != nil {
+		if err := l.Poll(1, wait, t.done); err != nil {
 			t.r.fail(fmt.Errorf("engine: the ring path: %w", err))
 			t.broke()
 			return

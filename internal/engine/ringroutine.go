@@ -61,6 +61,9 @@ type ringRoutine struct {
 
 	back    ringBack  // why the loop returned
 	restart time.Time // the unit to restart after a reconnect: its first attempt's start
+
+	waiting bool      // suspended in wait, not in Exchange
+	wake    time.Time // the end of that wait
 }
 
 // Exchange is mysqlconn.Exchanger: the coroutine waits, suspended, for the
@@ -78,6 +81,17 @@ func (ro *ringRoutine) Exchange(out, in []byte) (int, error) {
 		return 0, res.Err
 	}
 	return res.N, nil
+}
+
+// wait is client.wait in the coroutine mode: the coroutine is suspended,
+// and its ring thread drives its other clients, until the ring thread
+// resumes it at wake or at a stop. False: the load is stopping (or the
+// ring stopped the coroutine).
+func (ro *ringRoutine) wait(d time.Duration) bool {
+	ro.waiting, ro.wake = true, time.Now().Add(d)
+	ok := ro.yield(struct{}{})
+	ro.waiting = false
+	return ok && !ro.c.r.stopped.Load()
 }
 
 // body is the coroutine: the client's unit loop, then the writes no read
@@ -189,6 +203,10 @@ func (t *ringThread) resume(u *ringUnit) {
 			t.leave(u, ro.back)
 			return
 		}
+		if ro.waiting {
+			t.waiters = append(t.waiters, u)
+			return
+		}
 		if err := u.rc.StartRaw(ro.out, ro.in); err != nil {
 			ro.res = ring.Result{Err: err}
 			continue
@@ -201,6 +219,62 @@ func (t *ringThread) resume(u *ringUnit) {
 func (t *ringThread) routineDone(u *ringUnit, res ring.Result) {
 	u.c.co.res = res
 	t.resume(u)
+}
+
+// wakeWaiters resumes the coroutines whose wait is over at now, every one
+// of them once the load is stopping. A resumed coroutine may wait again:
+// it joins the waiters for a later call.
+func (t *ringThread) wakeWaiters(now time.Time) {
+	stopping := t.r.stopped.Load()
+	due, kept := t.due[:0], 0
+	for _, u := range t.waiters {
+		if stopping || !u.c.co.wake.After(now) {
+			due = append(due, u)
+		} else {
+			t.waiters[kept] = u
+			kept++
+		}
+	}
+	clear(t.waiters[kept:])
+	t.waiters = t.waiters[:kept]
+	for _, u := range due {
+		t.resume(u)
+	}
+	clear(due)
+	t.due = due[:0]
+}
+
+// nextWake is the earliest end of a wait; only with waiters.
+func (t *ringThread) nextWake() time.Time {
+	w := t.waiters[0].c.co.wake
+	for _, u := range t.waiters[1:] {
+		if u.c.co.wake.Before(w) {
+			w = u.c.co.wake
+		}
+	}
+	return w
+}
+
+// idle waits, with nothing in flight and clients waiting, for the first
+// wait's end, a client arriving or leaving, or the load stopping.
+func (t *ringThread) idle(now time.Time) {
+	d := t.nextWake().Sub(now)
+	if d <= 0 {
+		return
+	}
+	if t.timer == nil {
+		t.timer = time.NewTimer(d)
+	} else {
+		t.timer.Reset(d)
+	}
+	select {
+	case m := <-t.inbox:
+		t.timer.Stop()
+		t.take(m)
+	case <-t.timer.C:
+	case <-t.r.stopCh:
+		t.timer.Stop()
+	}
 }
 
 // stopRoutine ends u's coroutine without its ring (broke: the ring failed

@@ -1,5 +1,7 @@
 package workload
 
+import "time"
+
 // A workload's optional capabilities, by name (as cockroach's Flagser and
 // Hookser): the orchestrator and the front ends look for them with a type
 // assertion on the workload's Settings or Workload, so a new workload that
@@ -57,12 +59,11 @@ type StatementClient interface {
 // coroutine mode, docs/architecture.md, "The ring path"): its units spend
 // little of the client's CPU between statements, so one thread drives many
 // of them. Measured for TPC-C (BENCHMARKS.md, "The ring's wait as a raw
-// system call"). A Lua script does not claim it: its ffi.C.usleep and
-// ffi.C.sleep block the client's goroutine, which in the mode is the ring
-// thread, so one client's think time would stall every client on that ring
-// (its throughput is otherwise the higher there since a load has a ring
-// thread per core: BENCHMARKS.md, "A ring per core"). GOSLAP_RING=1 puts
-// any client in the mode regardless.
+// system call") and sysbench's Lua scripts (BENCHMARKS.md, "A ring per
+// core"). A client that claims it must not block its goroutine in a unit
+// other than through its connection or a Waiter's wait: in the mode that
+// goroutine is the ring thread, and every client on the ring would stall
+// with it. GOSLAP_RING=1 puts any client in the mode regardless.
 type CoroutineClient interface {
 	Client
 	// Coroutine is true when the client's units may run as a coroutine by
@@ -92,4 +93,16 @@ type StatementStep struct {
 	// would have done it; the next call starts the unit after it.
 	Op   int
 	Skip bool
+}
+
+// Waiter is the capability of a Client whose units wait for a while inside
+// themselves (a Lua script's ffi.C.usleep and ffi.C.sleep): the engine
+// gives it, before Begin, the wait its units then use instead of a sleep
+// of their own. In the ring path's coroutine mode the wait suspends the
+// client's coroutine while its ring thread drives the other clients.
+type Waiter interface {
+	Client
+	// UseWait gives the client the engine's wait, which returns after d,
+	// or at once with false when the load is stopping.
+	UseWait(wait func(d time.Duration) bool)
 }

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -220,5 +221,77 @@ func TestLuaPrepareInterrupted(t *testing.T) {
 	}
 	if code == 0 {
 		t.Errorf("exit 0 after an interrupt\n%s%s", o.String(), e.String())
+	}
+}
+
+// sleepScript sleeps in event(): tids 0 and 4 sleep 250 ms before each
+// SELECT 1, the others only run it; or, with "forever", every thread
+// sleeps 1 ms at a time in a loop that never ends.
+const sleepScript = `ffi = require("ffi")
+ffi.cdef[[
+typedef uint32_t useconds_t;
+int usleep(useconds_t useconds);
+]]
+local n = 0
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+   if sysbench.opt.forever then
+      while true do ffi.C.usleep(1000) end
+   end
+   if sysbench.tid % 4 == 0 then ffi.C.usleep(250000) end
+   con:query("SELECT 1")
+   n = n + 1
+end
+function thread_done() print(string.format("thread %d events %d", sysbench.tid, n)) end
+sysbench.cmdline.options = {forever = {"Sleep forever", false}}
+`
+
+// TestLuaSleepHoldsNoOneElse: at 8 threads a Lua script runs in the ring
+// path's coroutine mode, four threads on each of two ring threads (on 2
+// cores or more); its ffi.C.usleep waits through the engine, so a sleeping
+// thread holds neither the threads that share its ring nor an interrupt.
+func TestLuaSleepHoldsNoOneElse(t *testing.T) {
+	s := servertest.Require(t)
+	path := filepath.Join(t.TempDir(), "sleep.lua")
+	if err := os.WriteFile(path, []byte(sleepScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, s, path, "--time=1", "--threads=8", "run")
+	seen := 0
+	for _, line := range strings.Split(out, "\n") {
+		var tid, n int
+		if _, err := fmt.Sscanf(line, "thread %d events %d", &tid, &n); err != nil {
+			continue
+		}
+		seen++
+		switch {
+		case tid%4 == 0 && n > 5:
+			t.Errorf("thread %d: %d events of 250 ms in 1 s", tid, n)
+		case tid%4 != 0 && n < 200:
+			// A ring thread held by a sleeping client would run about
+			// 4 events of each of the others.
+			t.Errorf("thread %d: %d events beside sleeping threads, want at least 200", tid, n)
+		}
+	}
+	if seen != 8 {
+		t.Fatalf("%d threads reported, want 8:\n%s", seen, out)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var o, e bytes.Buffer
+	ended := make(chan int, 1)
+	go func() {
+		ended <- Main([]string{"--mysql-socket=" + s.Socket, "--mysql-user=root", "--mysql-db=sbtest", path,
+			"--forever=on", "--threads=8", "--time=30", "run"}, Env{Stdout: &o, Stderr: &e, Context: ctx})
+	}()
+	var code int
+	select {
+	case code = <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a script sleeping in a loop still ran 10 s after the interrupt")
+	}
+	if code != 130 {
+		t.Errorf("exit %d after an interrupt, want 130\n%s%s", code, o.String(), e.String())
 	}
 }

@@ -191,8 +191,16 @@ func (th *thread) counterInc(L *lua.LState) int {
 	return 0
 }
 
-// sleep waits d, or less when the run is interrupted.
+// sleep waits d, or less when the run is interrupted. In the measured
+// load the engine's wait does it; there a stopping load also ends the
+// event, so that a script that sleeps in a loop cannot hold the stop up.
 func (th *thread) sleep(d time.Duration) {
+	if th.wait != nil {
+		if !th.wait(d) {
+			th.L.RaiseError("the load is stopping")
+		}
+		return
+	}
 	if d <= 0 {
 		return
 	}

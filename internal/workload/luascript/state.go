@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -48,6 +49,9 @@ type thread struct {
 	// ignored counts ignorable SQL errors raised since the event began.
 	ignored  int
 	declared map[string]bool // ffi.cdef'd C functions
+	// wait, when set, is the engine's wait for ffi.C.usleep and
+	// ffi.C.sleep (a client of the measured load: workload.Waiter).
+	wait func(time.Duration) bool
 }
 
 // counters are a thread's statement counts and the counts sysbench keeps

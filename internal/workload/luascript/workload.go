@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	lua "github.com/yuin/gopher-lua"
@@ -591,7 +592,19 @@ type client struct {
 	restart *lua.LFunction // sysbench.hooks.before_restart_event
 	pending lua.LValue     // the error table of an event to restart
 	tidArg  lua.LValue
+	wait    func(time.Duration) bool // the engine's (UseWait)
 }
+
+// UseWait takes the engine's wait for the script's sleeps
+// (workload.Waiter).
+func (c *client) UseWait(wait func(time.Duration) bool) { c.wait = wait }
+
+// Coroutine claims the ring path's coroutine mode
+// (workload.CoroutineClient): the script's statements go through its
+// engine connection and its sleeps through the engine's wait. A script
+// that opens a second connection of its own and uses it in event() would
+// hold its ring thread during that connection's round trips.
+func (c *client) Coroutine() bool { return true }
 
 // Begin creates the client's state and runs thread_init on the first
 // connection; after a reconnect it hands the script's connection the new
@@ -608,6 +621,7 @@ func (c *client) Begin(conn *mysqlconn.Conn) error {
 		return err
 	}
 	c.th = th
+	th.wait = c.wait
 	th.primary = &connection{th: th, conn: conn}
 	th.exportOptions(c.w.clients)
 	c.tidArg = lua.LNumber(c.tid)
