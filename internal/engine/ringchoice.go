@@ -81,7 +81,7 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 }
 
 // The coroutine mode's default range (ringroutine.go), for loads whose
-// clients all claim it (workload.CoroutineClient: TPC-C). With the ring's
+// clients all claim it (workload.CoroutineClient: TPC-C, Lua scripts). With the ring's
 // wait a raw system call (uring.go), TPC-C at 8, 16 and 64 connections
 // against the netpoller path and tpcc_start, both servers, medians of 5
 // alternated runs (BENCHMARKS.md, "The ring's wait as a raw system call"):
@@ -89,18 +89,26 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 // netpoller's 0.88-1.03x, and the higher tpmC in all six row-server pairs
 // (0.93-1.16x against 0.84-1.13x). Before that change (Syscall6) the mode
 // saved no CPU in separate processes (0.77-1.37x the netpoller's; section
-// "TPC-C on the ring: the client loop as a coroutine"). The range is the
-// statement ring's: below 7 clients the threaded path keeps TPC-C (tpcc-4
-// passes there), 7 and 65-128 were not measured apart from the sweep's
-// neighbours, and from 129 the netpoller keeps it as it keeps statement
-// loads. Lua scripts do not claim it: their interpreter's CPU per event on
-// one ring thread held ro-16 and ro-64 below the netpoller's tps in 3 of 4
-// server pairs at 0.65-0.84x its CPU per transaction. That was with one
-// ring thread per load; with one per core (ringPerThread) the mode had the
-// higher tps in 6 of 6 pairs, but a script's sleep would stall its ring
-// (workload.CoroutineClient), so they still do not claim it.
+// "TPC-C on the ring: the client loop as a coroutine"). The range starts
+// at 4 clients, below the statement ring's 7: two rings of two clients
+// against the threaded path at 2, 4 and 6 connections, both servers
+// (BENCHMARKS.md, "TPC-C from 4 connections on two rings"), had at 4 the
+// tpmC 1.04-1.38x tpcc_start's against 0.91-1.06x, at 0.69-0.93x its CPU
+// per transaction against 0.96-1.05x (four sets); at 6 1.02x against
+// 1.02x on the default server and 1.03x against 1.08x on the tuned one,
+// at the same or lower CPU; at 2 (one ring) the higher tpmC on the default
+// server and the lower on the tuned one, so 2 and 3 stay threaded. 65-128 were
+// not measured apart from the sweep's neighbours, and from 129 the
+// netpoller keeps it as it keeps statement loads. Lua scripts claim it too since their sleeps wait through the
+// engine (workload.Waiter): sysbench's stock scripts through goslap's
+// interpreter at 8, 16 and 64 threads, both servers, against the same
+// scripts on the netpoller (BENCHMARKS.md, "Lua scripts in the coroutine
+// mode by default"): CPU per transaction lower in 12 of 12 row-server
+// pairs (0.69-1.14x sysbench's against 0.77-1.29x), tps higher in 10 and
+// level in 2. With one ring thread per load it had held ro-16 and ro-64
+// below the netpoller's tps.
 const (
-	RoutineFrom  = RingFrom
+	RoutineFrom  = 4
 	RoutineBelow = RingBelow
 )
 

@@ -42,8 +42,8 @@ func TestRingRule(t *testing.T) {
 }
 
 // TestRoutineRule: a load of clients that are not statement clients takes
-// the coroutine mode's range when they all claim it (TPC-C), none
-// otherwise (Lua scripts): only RingEnv=1 then puts it on the ring.
+// the coroutine mode's range when they all claim it (TPC-C, Lua scripts),
+// none otherwise: only RingEnv=1 then puts it on the ring.
 func TestRoutineRule(t *testing.T) {
 	t.Setenv(mysqlconn.ThreadBelowEnv, "") // the forced-path passes set it: it would keep every load off the ring
 	for _, tc := range []struct {
@@ -52,8 +52,11 @@ func TestRoutineRule(t *testing.T) {
 		kind    ringKind
 		want    bool
 	}{
-		{4, "", ringRoutines, false},
+		{3, "", ringRoutines, false},
+		{4, "", ringRoutines, true},
+		{6, "", ringRoutines, true},
 		{8, "", ringRoutines, true},
+		{6, "", ringStatements, false},
 		{16, "", ringRoutines, true},
 		{64, "", ringRoutines, true},
 		{200, "", ringRoutines, false},
@@ -103,10 +106,11 @@ func TestRingThreads(t *testing.T) {
 		{16, 2, 2},
 		{128, 2, 2},
 		{16, 1, 1},
-		{4, 8, 1},
-		{5, 8, 2},
-		{16, 8, 4},
-		{128, 64, 32},
+		{RoutineFrom, 2, 2},
+		{2, 8, 1},
+		{3, 8, 2},
+		{16, 8, 8},
+		{128, 64, 64},
 	} {
 		if got := ringThreads(c.clients, c.procs); got != c.want {
 			t.Errorf("ringThreads(%d clients, %d Ps) = %d, want %d", c.clients, c.procs, got, c.want)

@@ -44,7 +44,14 @@ const RingEnv = "GOSLAP_RING"
 
 // ringPerThread is the fewest clients a ring thread drives: a load of n
 // clients gets min(GOMAXPROCS, ceil(n/ringPerThread)) ring threads
-// (ringThreads), so on 2 cores both have one from 5 clients.
+// (ringThreads), so on 2 cores both have one from 3 clients. It was 4
+// (one ring up to 4 clients) until TPC-C took the coroutine mode from 4
+// connections: there two rings of two had 1.17-1.38x tpcc_start's tpmC
+// against one ring's 0.96-1.02x in the two sets that ran both
+// (BENCHMARKS.md, "TPC-C from 4 connections on two rings"). Statement
+// loads start at 7 clients (RingFrom), where on 2 cores it makes no
+// difference; on more cores a load of 8 to 128 clients now has up to
+// twice the rings it had, which was not measured (this machine has 2).
 //
 // Why not one ring for all (it was 1024 per thread: the probe ran 1000 on
 // one ring at 0.35x mariadb-slap's CPU): one thread does every client's
@@ -58,7 +65,7 @@ const RingEnv = "GOSLAP_RING"
 // 0.67-0.87x its CPU per transaction instead of 0.63-0.74x (fewer
 // completions per io_uring_enter); from 64 clients tps is level.
 // BENCHMARKS.md, "A ring per core".
-const ringPerThread = 4
+const ringPerThread = 2
 
 // ringWait bounds one wait of a ring thread for completions, so it looks
 // at its inbox between them even when every statement in flight is slow.
