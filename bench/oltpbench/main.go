@@ -69,8 +69,13 @@ import (
 
 	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/bench/target"
+	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/servermetrics"
 )
+
+// quiesceLimit bounds the wait for the server to settle before each run.
+const quiesceLimit = 60 * time.Second
 
 // workload is one row of the table.
 type workload struct {
@@ -225,7 +230,7 @@ func main() {
 
 	fmt.Printf("Machine: %s\n", host.Machine())
 	fmt.Printf("Date: %s, load average at start: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
-	fmt.Printf("1 table of %d rows prepared by sysbench; oltp_point_select --events=%d --time=0, the others --time=%d; --db-ps-mode=auto (prepared statements) for both tools; medians of %d runs, alternated\n",
+	fmt.Printf("1 table of %d rows prepared by sysbench; oltp_point_select --events=%d --time=0, the others --time=%d; --db-ps-mode=auto (prepared statements) for both tools; medians of %d runs, alternated, each on a quiesced server (dirty pages and purge caught up; -v shows how each went)\n",
 		*tableSize, *events, *secs, *runs)
 	if withTPCC {
 		fmt.Printf("TPC-C: %d warehouse(s) loaded by goslap tpcc-load; `goslap tpcc-start` and %s -r 0 -l %d -i %d\n",
@@ -245,6 +250,13 @@ func main() {
 			"--tables=1", "--table-size=" + strconv.Itoa(*tableSize), "--db-ps-mode=auto"}
 		tpccCommon := []string{"-h", "localhost", "-S", srv.Socket, "-u", "root", "-d", "tpcc",
 			"-w", strconv.Itoa(*warehouses), "-r", "0", "-l", strconv.Itoa(*secs), "-i", strconv.Itoa(*secs)}
+		// Every run starts on a settled server: the writes of the run
+		// before it (rw-256's above all) flushed and purged, or the next
+		// run measures their aftermath (comparison-method.md, "Quiesce").
+		cn, err := mysqlconn.NewConnector(srv.RootConfig(""), "")
+		check(err)
+		mainConn, err := cn.Connect(nil)
+		check(err)
 		results := map[string]map[string][]sample{}
 		loads := map[string]string{}
 		for _, w := range workloads {
@@ -273,6 +285,7 @@ func main() {
 					if t.kind == goslapKind && *goslapEnv != "" {
 						env = append(env, strings.Split(*goslapEnv, ",")...)
 					}
+					settled := servermetrics.Quiesce(context.Background(), mainConn, true, quiesceLimit)
 					s, err := runOnce(t, w, args, env, serverPID)
 					if err != nil {
 						srv.Stop()
@@ -285,12 +298,13 @@ func main() {
 						if w.tpcc() {
 							unit = "tpmC"
 						}
-						fmt.Fprintf(os.Stderr, "%-7s %-8s %-10s %s %9.1f  cpu %6.2f s  %6.1f µs/trx  rss %6.1f MB  server cpu %6.2f s  load %s\n",
-							conf, w.name, t.name, unit, s.rate, s.cpu, s.cpu/s.events*1e6, float64(s.rssKB)/1024, s.server, loadavg())
+						fmt.Fprintf(os.Stderr, "%-7s %-8s %-10s %s %9.1f  cpu %6.2f s  %6.1f µs/trx  rss %6.1f MB  server cpu %6.2f s  load %s  (%s)\n",
+							conf, w.name, t.name, unit, s.rate, s.cpu, s.cpu/s.events*1e6, float64(s.rssKB)/1024, s.server, loadavg(), settled)
 					}
 				}
 			}
 		}
+		mainConn.Close()
 		srv.Stop()
 		printTables(os.Stdout, workloads, variants, tpccTools, results, loads, common[1:], tpccCommon[4:], *events, *secs)
 	}
