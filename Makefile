@@ -89,7 +89,9 @@ bench: deps build
 # prepared table, prepared statements for both: oltp_point_select (100000
 # events), oltp_read_only and oltp_read_write (10 s each) at 1, 4, 8, 16, 64
 # and 256 threads, and oltp_read_only at 1000, on a server with MariaDB's
-# default settings and on the tuned one (bench/oltpbench); each row's tps
+# default settings and on the tuned one (bench/oltpbench), every run on a
+# quiesced server (dirty pages written, purge caught up: 2-45 s after a
+# prepare, a 256-thread or a TPC-C run); each row's tps
 # and client CPU per transaction are printed beside issue 28's goals with
 # pass or miss. About 35-40 minutes per server, 75 for both, at
 # BENCH_RUNS=7 (estimated from the rows' lengths: 19 rows x 7 runs x 2
