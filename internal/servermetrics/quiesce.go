@@ -87,20 +87,13 @@ func innodbBacklog(m *mysqlconn.Conn) (dirty, history int64, err error) {
 	if err != nil {
 		return dirty, history, fmt.Errorf("reading the InnoDB status: %w", err)
 	}
-	for _, row := range rows {
-		if len(row) < 2 {
-			continue
-		}
-		n, perr := strconv.ParseInt(string(row[1]), 10, 64)
-		if perr != nil {
-			continue
-		}
-		switch strings.ToLower(string(row[0])) {
-		case "innodb_buffer_pool_pages_dirty":
-			dirty = n
-		case "innodb_history_list_length":
-			history = n
-		}
+	values := map[string]int64{}
+	addRows(values, "", rows)
+	if n, ok := values["Innodb_buffer_pool_pages_dirty"]; ok {
+		dirty = n
+	}
+	if n, ok := values["Innodb_history_list_length"]; ok {
+		history = n
 	}
 	if history < 0 && dirty >= 0 {
 		// MySQL: the counter is an InnoDB metric (enabled by default).
