@@ -59,8 +59,8 @@ type StatementClient interface {
 // coroutine mode, docs/architecture.md, "The ring path"): its units spend
 // little of the client's CPU between statements, so one thread drives many
 // of them. Measured for TPC-C (BENCHMARKS.md, "The ring's wait as a raw
-// system call") and sysbench's Lua scripts (BENCHMARKS.md, "A ring per
-// core"). A client that claims it must not block its goroutine in a unit
+// system call") and sysbench's Lua scripts (BENCHMARKS.md, "Lua scripts
+// in the coroutine mode by default"). A client that claims it must not block its goroutine in a unit
 // other than through its connection or a Waiter's wait: in the mode that
 // goroutine is the ring thread, and every client on the ring would stall
 // with it. GOSLAP_RING=1 puts any client in the mode regardless.
