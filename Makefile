@@ -116,7 +116,7 @@ bench-prefill: deps
 # holds them with MariaDB's thread pool and a small table cache
 # (BENCHMARKS.md, "19000 clients"; about 2 minutes).
 bench-many-clients: deps build
-	$(GO) run ./bench/slapbench -goslap ./goslap -rows key-19000 -servers default \
+	$(GO) run ./bench/slapbench -goslap ./goslap -sysbench "" -rows key-19000 -servers default \
 	  -server-options thread_handling=pool-of-threads,table_open_cache=20 -queries 380000 -runs 3 -v
 
 # bench-uring: issue 28's io_uring probe (bench/uringprobe, not part of
