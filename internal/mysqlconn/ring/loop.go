@@ -154,15 +154,16 @@ func (c *Conn) Start(packet []byte) error {
 	send.opFlags = msgWaitAll | msgNoSignal
 	send.flags = iosqeIOLink | iosqeCQESkipSuccess
 	send.userData = c.userData(0)
-	c.prepRecv()
+	c.prepRecv(u.pollFirst)
 	c.busy, c.canceled = true, false
 	c.l.busy++
 	return nil
 }
 
 // prepRecv queues a RECV into the free part of the buffer; the caller made
-// room in the SQ.
-func (c *Conn) prepRecv() {
+// room in the SQ. pollFirst: the RECV waits for the socket to be readable
+// before it tries (uring.pollFirst; a reply to a statement just sent).
+func (c *Conn) prepRecv(pollFirst bool) {
 	if c.have == len(c.buf) { // one packet longer than the buffer
 		c.buf = append(c.buf, make([]byte, len(c.buf))...)
 		c.buf = c.buf[:cap(c.buf)]
@@ -172,6 +173,9 @@ func (c *Conn) prepRecv() {
 	e.opcode, e.fd = ioringOpRecv, int32(c.fd)
 	e.addr, e.len = uint64(uintptr(unsafe.Pointer(&free[0]))), uint32(len(free))
 	e.userData = c.userData(1)
+	if pollFirst {
+		e.ioprio = ioringRecvsendPollFirst
+	}
 }
 
 // grow doubles the receive buffer, up to grownBuf, keeping its unparsed
@@ -282,7 +286,8 @@ func (l *Loop) handle(e cqe) {
 			if filled {
 				c.grow()
 			}
-			c.prepRecv()
+			// The rest of a reply that is arriving: try at once.
+			c.prepRecv(false)
 		case c.have != 0:
 			l.finish(c, &ConnError{Op: "reply", Err: protoErr("%d bytes after the reply", c.have)})
 		default:

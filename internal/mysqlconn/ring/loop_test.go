@@ -797,3 +797,72 @@ func TestReceiveBufferGrows(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyReceiveWaitsForTheSocket: the RECV queued behind a SEND asks the
+// kernel to wait for the socket before it tries to receive (the reply is
+// never there yet, uring.pollFirst), a RECV of a reply's rest or a raw
+// read without a send tries at once, and the exchanges still complete.
+func TestReplyReceiveWaitsForTheSocket(t *testing.T) {
+	requireRing(t)
+	fd := fakeServer(t, func(int) reply { return reply{bytes: oneRow} })
+	onThread(t, 10*time.Second, func() {
+		l := newLoop(t, 1)
+		if l == nil {
+			return
+		}
+		defer func() {
+			if err := l.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
+		if l.u.mode != "plain" && !l.u.pollFirst {
+			t.Errorf("mode %s: RECVs would not wait for the socket", l.u.mode)
+		}
+		want := uint16(0)
+		if l.u.pollFirst {
+			want = ioringRecvsendPollFirst
+		}
+		c, err := l.Add(fd, true)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		in := make([]byte, 4096)
+		var got int
+		tests := []struct {
+			name  string
+			start func() error
+			// The ioprio of the last SQE prepared (the RECV, or the SEND of
+			// a send-only exchange).
+			ioprio uint16
+		}{
+			{"a statement's reply", func() error { return c.Start(query) }, want},
+			{"a raw exchange's reply", func() error { return c.StartRaw(query, in) }, want},
+			{"a raw send without a receive", func() error { return c.StartRaw(query, nil) }, 0},
+			{"a raw read without a send", func() error { return c.StartRaw(nil, in) }, 0},
+		}
+		for _, tt := range tests {
+			if err := tt.start(); err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+				return
+			}
+			if e := l.u.sqes[(l.u.sqLocalTail-1)&l.u.sqMask]; e.ioprio != tt.ioprio {
+				t.Errorf("%s: ioprio %#x, want %#x", tt.name, e.ioprio, tt.ioprio)
+			}
+			for l.Busy() > 0 {
+				if err := l.Poll(1, time.Second, func(_ *Conn, r Result) {
+					if r.Err != nil {
+						t.Errorf("%s: %v", tt.name, r.Err)
+					}
+					got++
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+		if got != len(tests) {
+			t.Errorf("%d exchanges completed, want %d", got, len(tests))
+		}
+	})
+}

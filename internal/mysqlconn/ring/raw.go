@@ -56,6 +56,11 @@ func (c *Conn) StartRaw(out, in []byte) error {
 		e.opcode, e.fd = ioringOpRecv, int32(c.fd)
 		e.addr, e.len = uint64(uintptr(unsafe.Pointer(&in[0]))), uint32(len(in))
 		e.userData = c.userData(1)
+		if len(out) > 0 && u.pollFirst {
+			// The reply to what was just sent (uring.pollFirst); a
+			// read without a send is the rest of one, tried at once.
+			e.ioprio = ioringRecvsendPollFirst
+		}
 	}
 	c.out, c.in, c.raw = out, in, true
 	c.busy, c.canceled = true, false

@@ -43,6 +43,8 @@ const (
 	ioringOpSend = 26
 	ioringOpRecv = 27
 
+	ioringRecvsendPollFirst = 1 << 0 // in a RECV's ioprio (Linux 5.19)
+
 	iosqeIOLink         = 1 << 2
 	iosqeCQESkipSuccess = 1 << 6
 	msgNoSignal         = 0x4000
@@ -124,6 +126,17 @@ type uring struct {
 
 	maps [][]byte
 	mode string // the setup flags the kernel accepted
+
+	// pollFirst: a RECV queued behind its SEND waits for the socket to
+	// become readable before it tries to receive (IORING_RECVSEND_POLL_FIRST,
+	// Linux 5.19, as old as the coop-taskrun mode; a kernel that took
+	// only the plain mode may predate it). The reply to a statement just
+	// sent is never there yet, so the receive the kernel would try first
+	// always fails with EAGAIN before it arms the poll: key-16 spent
+	// 0.64-0.69x mariadb-slap's client CPU with the flag against
+	// 0.67-0.77x without, in five sets (BENCHMARKS.md, "A reply's receive
+	// waits for the socket first").
+	pollFirst bool
 }
 
 // setupMode is a set of io_uring_setup flags and its name.
@@ -179,7 +192,7 @@ func newURing(entries uint32) (*uring, error) {
 		}
 		return nil, fmt.Errorf("io_uring_setup: %w", errno)
 	}
-	r := &uring{fd: fd, mode: mode}
+	r := &uring{fd: fd, mode: mode, pollFirst: mode != "plain"}
 	// The loop needs bounded waits (EXT_ARG, Linux 5.11) and SENDs whose
 	// success posts nothing (CQE_SKIP, 5.17): without the latter every
 	// exchange would fail with EINVAL, which would read as a broken
