@@ -121,7 +121,7 @@ func NewConnector(cfg *mysql.Config, initCommand string) (*Connector, error) {
 		tc := &socket{Conn: c}
 		if sc, ok := c.(syscall.Conn); ok {
 			if raw, err := sc.SyscallConn(); err == nil {
-				tc.raw = raw
+				tc.setRaw(raw)
 			}
 		}
 		st.sock = tc

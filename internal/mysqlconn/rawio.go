@@ -21,14 +21,15 @@ type rawIO struct {
 	write func(fd uintptr) bool
 }
 
-// rawIO returns the socket's rawIO, made on first use.
-func (t *socket) rawIO() *rawIO {
-	if t.io == nil {
-		o := &rawIO{}
-		o.read, o.write = o.readFD, o.writeFD
-		t.io = o
-	}
-	return t.io
+// setRaw gives the socket its raw descriptor and the rawIO that goes with
+// it, made here rather than at first use: a net.Conn's Read and Write may
+// run at once (its contract; TestTrackedConnRawIO), and a rawIO made by
+// whichever came first raced with the other (go test -race). Reads and
+// writes use disjoint fields.
+func (t *socket) setRaw(raw syscall.RawConn) {
+	o := &rawIO{}
+	o.read, o.write = o.readFD, o.writeFD
+	t.raw, t.io = raw, o
 }
 
 // readFD is one non-blocking read(2) into rb: false (park in the

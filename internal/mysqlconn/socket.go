@@ -51,7 +51,7 @@ type socket struct {
 	r, w int    // unread bytes are rbuf[r:w]
 
 	raw syscall.RawConn // the socket's raw descriptor (Write); nil: Conn's Read and Write
-	io  *rawIO          // raw reads' and writes' state (rawio.go), made at first use
+	io  *rawIO          // raw reads' and writes' state (rawio.go), made with raw (setRaw)
 
 	// blocking: the threaded path (threads.go) made the socket blocking;
 	// reads and writes are raw system calls on fd, outside the netpoller.
@@ -294,7 +294,7 @@ func (t *socket) rawRead(b []byte) (int, error) {
 	if t.raw == nil || len(b) == 0 {
 		return t.Conn.Read(b)
 	}
-	o := t.rawIO()
+	o := t.io
 	o.rb, o.rn, o.rerr = b, 0, 0
 	err := t.raw.Read(o.read)
 	n, errno := o.rn, o.rerr
@@ -352,7 +352,7 @@ func (t *socket) rawWrite(b []byte) (int, error) {
 	if t.raw == nil {
 		return t.Conn.Write(b)
 	}
-	o := t.rawIO()
+	o := t.io
 	o.wb, o.wdone, o.werr = b, 0, 0
 	err := t.raw.Write(o.write)
 	done, errno := o.wdone, o.werr

@@ -34,7 +34,9 @@ func unixPair(t *testing.T) (*socket, net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); s.Close() })
-	return &socket{Conn: c, raw: raw}, s
+	tc := &socket{Conn: c}
+	tc.setRaw(raw)
+	return tc, s
 }
 
 // TestTrackedConnRawIO: bytes written and read with raw system calls are

@@ -48,7 +48,8 @@ func socketPair(t *testing.T, network string, blocking bool) (*socket, net.Conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := &socket{Conn: c, raw: raw}
+	tc := &socket{Conn: c}
+	tc.setRaw(raw)
 	t.Cleanup(func() { tc.Close(); s.Close() })
 	if blocking {
 		if err := tc.block(); err != nil {
