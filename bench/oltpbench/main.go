@@ -72,6 +72,7 @@ import (
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/sandbox"
 	"github.com/goslap/goslap/internal/servermetrics"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // quiesceLimit bounds the wait for the server to settle before each run.
@@ -274,13 +275,8 @@ func main() {
 			results[w.name] = map[string][]sample{}
 			loads[w.name] = loadavg1()
 			for round := range *runs {
-				seq := slices.Clone(tools)
-				k := round % len(seq)
-				seq = append(seq[k:], seq[:k]...)
-				if round%2 == 1 {
-					slices.Reverse(seq)
-				}
-				for _, t := range seq {
+				for _, i := range verdict.Order(len(tools), *runs)[round] {
+					t := tools[i]
 					env := slices.Clone(t.env)
 					if t.kind == goslapKind && *goslapEnv != "" {
 						env = append(env, strings.Split(*goslapEnv, ",")...)

@@ -56,6 +56,7 @@ import (
 	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/bench/target"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // workload is one row of the table.
@@ -233,14 +234,10 @@ func benchServer(kind string, workloads []workload, variants, tools, sysbenches 
 		order = append(order, w.name)
 		loads[w.name] = host.LoadAverage()
 		for round := range n {
-			// Rotate the order every round so no tool always runs first.
-			seq := slices.Clone(ts)
-			k := round % len(seq)
-			seq = append(seq[k:], seq[:k]...)
-			if round%2 == 1 {
-				slices.Reverse(seq)
-			}
-			for _, t := range seq {
+			// The order changes every round so no tool always runs first
+			// (verdict.Order: A B, B A, B A, A B for two).
+			for _, i := range verdict.Order(len(ts), n)[round] {
+				t := ts[i]
 				targs, wallRE := args, avgRE
 				if t.psMode != "" {
 					targs, wallRE = sysbenchArgs(srv.Socket, t.psMode, w.clients, queries), sysbenchWallRE

@@ -19,8 +19,8 @@
 // the loops check that every reply is one row and no error, and fail
 // otherwise. Wall time is what the mysqlslaps report, and for the loops
 // connect to last reply measured by the child; CPU is the child's user+sys
-// from wait4. The arms alternate (the order rotating and flipping every
-// round), medians of -runs.
+// from wait4. The arms alternate (verdict.Order: rotated every other
+// round, flipped every odd one), medians of -runs.
 //
 //	go run ./bench/uringprobe -goslap ./goslap -runs 5
 package main
@@ -46,6 +46,7 @@ import (
 	"github.com/goslap/goslap/bench/host"
 	"github.com/goslap/goslap/internal/mysqlconn/ring"
 	"github.com/goslap/goslap/internal/sandbox"
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 const (
@@ -231,13 +232,8 @@ func probeServer(ctx context.Context, kind string, maxConn int, counts []int, ar
 		results[n] = map[string][]sample{}
 		loads[n] = host.LoadAverage()
 		for round := range runs {
-			seq := slices.Clone(arms)
-			k := round % len(seq)
-			seq = append(seq[k:], seq[:k]...)
-			if round%2 == 1 {
-				slices.Reverse(seq)
-			}
-			for _, a := range seq {
+			for _, i := range verdict.Order(len(arms), runs)[round] {
+				a := arms[i]
 				s, out, err := runOnce(ctx, a, srv.Socket, n, queries, timeout)
 				if err != nil {
 					return fmt.Errorf("%d clients, %s: %w", n, a.name, err)
