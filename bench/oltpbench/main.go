@@ -398,10 +398,11 @@ func printTables(out io.Writer, workloads []workload, variants, tpccTools []tool
 			}
 		}
 	}
-	fmt.Fprintln(out, "\nIssue 28's goals (goslap / the C tool: sysbench 1.0.20, tpcc-mysql):")
+	fmt.Fprintln(out, "\nIssue 28's goals (goslap / the C tool: sysbench 1.0.20, tpcc-mysql; ratios of the medians, judged;")
+	fmt.Fprintln(out, "beside each, the 95 % confidence interval of the ratio over the rounds, paired by round):")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| workload | tool | tps/tpmC ratio | goal | CPU/trx ratio | goal | verdict | load avg at start |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| workload | tool | tps/tpmC ratio | 95 % CI | goal | CPU/trx ratio | 95 % CI | goal | verdict | load avg at start |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, w := range workloads {
 		rate, cpu := target.SysbenchTPS, target.SysbenchCPU
 		tools := variants
@@ -409,15 +410,19 @@ func printTables(out io.Writer, workloads []workload, variants, tpccTools []tool
 			rate, cpu = target.TPCCRate, target.TPCCCPU
 			tools = tpccTools
 		}
-		b := medians(results[w.name][baseOf(w)])
+		bs := results[w.name][baseOf(w)]
+		b := medians(bs)
 		for _, v := range tools {
 			if v.kind != goslapKind {
 				continue
 			}
-			m := medians(results[w.name][v.name])
+			vs := results[w.name][v.name]
+			m := medians(vs)
 			checks := []target.Check{{Bound: rate, Ratio: m.rate / b.rate}, {Bound: cpu, Ratio: m.cpuPer / b.cpuPer}}
-			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
-				checks[0].Cell(), checks[0].Bound, checks[1].Cell(), checks[1].Bound, target.Verdict(checks), loads[w.name])
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
+				checks[0].Cell(), target.Interval(pluck(bs, sample.rateOf), pluck(vs, sample.rateOf)), checks[0].Bound,
+				checks[1].Cell(), target.Interval(pluck(bs, sample.cpuPerTrx), pluck(vs, sample.cpuPerTrx)), checks[1].Bound,
+				target.Verdict(checks), loads[w.name])
 		}
 	}
 }
@@ -500,14 +505,23 @@ func prepareWith(ctx context.Context, what, bin string, args ...string) error {
 	return nil
 }
 
+func (s sample) rateOf() float64    { return s.rate }
+func (s sample) cpuPerTrx() float64 { return s.cpu / s.events }
+
+// pluck is one figure of every sample, in round order.
+func pluck(ss []sample, f func(sample) float64) []float64 {
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	return v
+}
+
 type med struct{ rate, events, cpu, cpuPer, rss, server float64 }
 
 func medians(ss []sample) med {
 	pick := func(f func(sample) float64) float64 {
-		v := make([]float64, len(ss))
-		for i, s := range ss {
-			v[i] = f(s)
-		}
+		v := pluck(ss, f)
 		slices.Sort(v)
 		if len(v) == 0 {
 			return 0

@@ -309,27 +309,38 @@ func printGoals(out io.Writer, workloads []workload, variants []tool, results ma
 				continue
 			}
 			if !header {
-				fmt.Fprintf(out, "\nIssue 28's goals (goslap / %s):\n\n", base)
-				fmt.Fprintln(out, "| workload | tool | wall ratio | goal | CPU ratio | goal | verdict | load avg at start |")
-				fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
+				fmt.Fprintf(out, "\nIssue 28's goals (goslap / %s; ratios of the medians, judged; beside each, the 95 %% confidence\ninterval of the ratio over the rounds, paired by round):\n\n", base)
+				fmt.Fprintln(out, "| workload | tool | wall ratio | 95 % CI | goal | CPU ratio | 95 % CI | goal | verdict | load avg at start |")
+				fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
 				header = true
 			}
 			g := medians(ss)
 			checks := []target.Check{{Bound: goals[0], Ratio: g.wall / m.wall}, {Bound: goals[1], Ratio: g.cpu / m.cpu}}
-			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
-				checks[0].Cell(), checks[0].Bound, checks[1].Cell(), checks[1].Bound, target.Verdict(checks), loads[w.name])
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, v.name,
+				checks[0].Cell(), target.Interval(pluck(b, sample.wallOf), pluck(ss, sample.wallOf)), checks[0].Bound,
+				checks[1].Cell(), target.Interval(pluck(b, sample.cpuOf), pluck(ss, sample.cpuOf)), checks[1].Bound,
+				target.Verdict(checks), loads[w.name])
 		}
 	}
+}
+
+func (s sample) wallOf() float64 { return s.wall }
+func (s sample) cpuOf() float64  { return s.cpu }
+
+// pluck is one figure of every sample, in round order.
+func pluck(ss []sample, f func(sample) float64) []float64 {
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	return v
 }
 
 type median struct{ wall, cpu, rss, server float64 }
 
 func medians(ss []sample) median {
 	pick := func(f func(sample) float64) float64 {
-		v := make([]float64, len(ss))
-		for i, s := range ss {
-			v[i] = f(s)
-		}
+		v := pluck(ss, f)
 		slices.Sort(v)
 		if len(v)%2 == 1 {
 			return v[len(v)/2]

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/goslap/goslap/internal/verdict"
 )
 
 // Bound is one ratio goal: goslap's figure divided by the C tool's.
@@ -103,6 +105,20 @@ func (c Check) Cell() string {
 		}
 	}
 	return s
+}
+
+// Interval is the 95 % confidence interval of the ratio other/base over
+// rounds paired by index (base[i] and other[i] ran in the same round),
+// from verdict.Compare's t interval of the log-ratios, as "0.87–0.99";
+// "—" without two paired rounds. It says how far a median's ratio can be
+// trusted: a miss whose interval holds the limit is within what the rounds
+// can tell apart, one whose interval lies beyond it is not.
+func Interval(base, other []float64) string {
+	r, err := verdict.Compare(base, other, verdict.Higher)
+	if err != nil || !r.HasCI() {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f–%.2f", r.Low, r.High)
 }
 
 // Issue 28's goals.

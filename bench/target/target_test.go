@@ -1,6 +1,9 @@
 package target
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestVerdict(t *testing.T) {
 	tests := []struct {
@@ -70,4 +73,27 @@ func TestBoundString(t *testing.T) {
 func nanRatio() float64 {
 	zero := 0.0
 	return zero / zero
+}
+
+func TestInterval(t *testing.T) {
+	tests := []struct {
+		name        string
+		base, other []float64
+		want        string
+	}{
+		{"every round the same ratio", []float64{100, 200, 400}, []float64{90, 180, 360}, "0.90–0.90"},
+		// ln ratios 0.1, 0, -0.1: mean 0, s = 0.1, t(0.975, 2) = 4.303,
+		// half = 4.303 × 0.1 / √3 = 0.248: e^±0.248.
+		{"spread around 1", []float64{100, 100, 100}, []float64{100 * math.Exp(0.1), 100, 100 * math.Exp(-0.1)}, "0.78–1.28"},
+		{"one round", []float64{100}, []float64{90}, "—"},
+		{"rounds not paired", []float64{100, 100}, []float64{90}, "—"},
+		{"a zero figure", []float64{100, 0}, []float64{90, 90}, "—"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Interval(tt.base, tt.other); got != tt.want {
+				t.Errorf("Interval = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
