@@ -76,7 +76,8 @@ demo: deps build
 # 1000 clients sysbench 1.0's oltp_point_select at the same thread count on
 # a 100-row table (text protocol and prepared); runs alternated, medians of
 # BENCH_RUNS; prints the Markdown tables of BENCHMARKS.md (progress on
-# stderr), then key-16 and key-1000 beside issue 28's goals. Long: the
+# stderr), then key-16 and key-1000 beside issue 28's goals (the ratio of
+# the medians, its 95 % interval over the rounds, pass or miss). Long: the
 # 30000-query, 5-run session of BENCHMARKS.md took 13 minutes for both
 # servers; 100000 queries x 7 runs is about 4-5 times that.
 BENCH_RUNS ?= 7
@@ -93,7 +94,8 @@ bench: deps build
 # quiesced server (dirty pages written, purge caught up: 2-45 s after a
 # prepare, a 256-thread or a TPC-C run); each row's tps
 # and client CPU per transaction are printed beside issue 28's goals with
-# pass or miss. About 35-40 minutes per server, 75 for both, at
+# their 95 % intervals and pass or miss. About 35-40 minutes per server
+# (48 with the TPC-C rows, default server, 2026-12-05), 75 for both, at
 # BENCH_RUNS=7 (estimated from the rows' lengths: 19 rows x 7 runs x 2
 # tools, ~10 s each). TPC-C rows against tpcc-mysql's tpcc_start at 4 and
 # 16 connections (about 5 more minutes per server) run when TPCC_MYSQL
