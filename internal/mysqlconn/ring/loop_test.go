@@ -51,6 +51,25 @@ func requireRing(t *testing.T) {
 	}
 }
 
+// withLoop runs f on a locked thread (onThread, within limit) with a new
+// Loop for conns connections, and closes the loop after f, failing the
+// test if Close does.
+func withLoop(t *testing.T, limit time.Duration, conns int, f func(l *Loop)) {
+	t.Helper()
+	onThread(t, limit, func() {
+		l := newLoop(t, conns)
+		if l == nil {
+			return
+		}
+		defer func() {
+			if err := l.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
+		f(l)
+	})
+}
+
 // newLoop is New on the calling (locked) thread; nil after reporting a
 // failure.
 func newLoop(t *testing.T, conns int) *Loop {
@@ -127,16 +146,7 @@ func run(t *testing.T, fds []int, deprecateEOF bool, stmts, bufSize int) [][]Res
 	t.Helper()
 	requireRing(t)
 	results := make([][]Result, len(fds))
-	onThread(t, 10*time.Second, func() {
-		l := newLoop(t, len(fds))
-		if l == nil {
-			return
-		}
-		defer func() {
-			if err := l.Close(); err != nil {
-				t.Error(err)
-			}
-		}()
+	withLoop(t, 10*time.Second, len(fds), func(l *Loop) {
 		if bufSize > 0 {
 			l.bufSize = bufSize
 		}
@@ -323,12 +333,7 @@ func TestSendToClosedPeer(t *testing.T) {
 	}
 	defer syscall.Close(fds[0])
 	syscall.Close(fds[1])
-	onThread(t, 5*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer l.Close()
+	withLoop(t, 5*time.Second, 1, func(l *Loop) {
 		c, _ := l.Add(fds[0], true)
 		if err := c.Start(query); err != nil {
 			t.Error(err)
@@ -355,16 +360,7 @@ func TestSendToClosedPeer(t *testing.T) {
 func TestTimeoutAndCancel(t *testing.T) {
 	requireRing(t)
 	fd := fakeServer(t, func(int) reply { return reply{silent: true} })
-	onThread(t, 5*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer func() {
-			if err := l.Close(); err != nil {
-				t.Error(err)
-			}
-		}()
+	withLoop(t, 5*time.Second, 1, func(l *Loop) {
 		c, _ := l.Add(fd, true)
 		if err := c.Start(query); err != nil {
 			t.Error(err)
@@ -441,12 +437,7 @@ func TestCloseInFlight(t *testing.T) {
 func TestStartRefuses(t *testing.T) {
 	requireRing(t)
 	fd := fakeServer(t, func(int) reply { return reply{bytes: okPkt} })
-	onThread(t, 5*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer l.Close()
+	withLoop(t, 5*time.Second, 1, func(l *Loop) {
 		c, _ := l.Add(fd, true)
 		for _, p := range [][]byte{nil, {1, 0, 0, 0}, {9, 0, 0, 0, 3, 'x'}} {
 			if err := c.Start(p); err == nil || l.Busy() != 0 {
@@ -543,12 +534,7 @@ func TestRebind(t *testing.T) {
 	closing := fakeServer(t, func(int) reply { return reply{close: true} })
 	fresh := fakeServer(t, func(int) reply { return reply{bytes: oneRow} })
 	silent := fakeServer(t, func(int) reply { return reply{silent: true} })
-	onThread(t, 5*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer l.Close()
+	withLoop(t, 5*time.Second, 1, func(l *Loop) {
 		c, _ := l.Add(closing, true)
 		var got []Result
 		collect := func(_ *Conn, r Result) { got = append(got, r) }
@@ -594,12 +580,7 @@ func TestRebind(t *testing.T) {
 func TestStaleCompletionIgnored(t *testing.T) {
 	requireRing(t)
 	fd := fakeServer(t, func(int) reply { return reply{silent: true} })
-	onThread(t, 5*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer l.Close()
+	withLoop(t, 5*time.Second, 1, func(l *Loop) {
 		c, _ := l.Add(fd, true)
 		if err := c.Start(query); err != nil {
 			t.Fatal(err)
@@ -737,16 +718,7 @@ func TestReceiveBufferGrows(t *testing.T) {
 			var results []Result
 			var recvs []uint64 // receives per exchange
 			var bufLen int
-			onThread(t, 10*time.Second, func() {
-				l := newLoop(t, 1)
-				if l == nil {
-					return
-				}
-				defer func() {
-					if err := l.Close(); err != nil {
-						t.Error(err)
-					}
-				}()
+			withLoop(t, 10*time.Second, 1, func(l *Loop) {
 				l.bufSize = tt.first
 				c, err := l.Add(fd, true)
 				if err != nil {
@@ -805,16 +777,7 @@ func TestReceiveBufferGrows(t *testing.T) {
 func TestReplyReceiveWaitsForTheSocket(t *testing.T) {
 	requireRing(t)
 	fd := fakeServer(t, func(int) reply { return reply{bytes: oneRow} })
-	onThread(t, 10*time.Second, func() {
-		l := newLoop(t, 1)
-		if l == nil {
-			return
-		}
-		defer func() {
-			if err := l.Close(); err != nil {
-				t.Error(err)
-			}
-		}()
+	withLoop(t, 10*time.Second, 1, func(l *Loop) {
 		if l.u.mode != "plain" && !l.u.pollFirst {
 			t.Errorf("mode %s: RECVs would not wait for the socket", l.u.mode)
 		}

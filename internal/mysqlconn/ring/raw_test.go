@@ -45,16 +45,7 @@ func rawWait(t *testing.T, l *Loop) (Result, bool) {
 // send.
 func TestRawExchange(t *testing.T) {
 	requireRing(t)
-	onThread(t, 10*time.Second, func() {
-		l := newLoop(t, 4)
-		if l == nil {
-			return
-		}
-		defer func() {
-			if err := l.Close(); err != nil {
-				t.Error(err)
-			}
-		}()
+	withLoop(t, 10*time.Second, 4, func(l *Loop) {
 
 		// A request, then a reply in two pieces read by two exchanges
 		// (the second sends nothing), then a send-only flush.
