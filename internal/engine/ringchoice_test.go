@@ -117,3 +117,37 @@ func TestRingThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestRingLayout: from RaisedRingFrom clients a statement load runs on one
+// raised ring per two Ps where the process may raise a thread; otherwise,
+// and for the coroutine mode, a ring per P (ringThreads) at its priority.
+func TestRingLayout(t *testing.T) {
+	for _, c := range []struct {
+		clients, procs int
+		kind           ringKind
+		mayRaise       bool
+		want           int
+		raised         bool
+	}{
+		{16, 2, ringStatements, true, 1, true},
+		{32, 2, ringStatements, true, 1, true},
+		{RaisedRingBelow, 2, ringStatements, true, 2, false},
+		{64, 2, ringStatements, true, 2, false},
+		{128, 2, ringStatements, true, 2, false},
+		{RaisedRingFrom - 1, 2, ringStatements, true, 2, false},
+		{8, 2, ringStatements, true, 2, false},
+		{16, 2, ringStatements, false, 2, false},
+		{16, 2, ringRoutines, true, 2, false},
+		{16, 2, ringForcedOnly, true, 2, false},
+		{16, 1, ringStatements, true, 1, true},
+		{16, 3, ringStatements, true, 1, true},
+		{32, 8, ringStatements, true, 4, true},
+		{32, 8, ringStatements, false, 8, false},
+	} {
+		got, raised := ringLayout(c.clients, c.procs, c.kind, c.mayRaise)
+		if got != c.want || raised != c.raised {
+			t.Errorf("ringLayout(%d clients, %d Ps, kind %d, may raise %v) = %d, %v; want %d, %v",
+				c.clients, c.procs, c.kind, c.mayRaise, got, raised, c.want, c.raised)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,9 @@ const RingEnv = "GOSLAP_RING"
 
 // ringPerThread is the fewest clients a ring thread drives: a load of n
 // clients gets min(GOMAXPROCS, ceil(n/ringPerThread)) ring threads
-// (ringThreads), so on 2 cores both have one from 3 clients. It was 4
+// (ringThreads; statement loads of RaisedRingFrom to RaisedRingBelow-1
+// clients get fewer: ringLayout), so on 2 cores both have one from 3
+// clients. It was 4
 // (one ring up to 4 clients) until TPC-C took the coroutine mode from 4
 // connections: there two rings of two had 1.17-1.38x tpcc_start's tpmC
 // against one ring's 0.96-1.02x in the two sets that ran both
@@ -91,14 +94,15 @@ type ringMsg struct {
 
 // ringThread is one OS thread's ring and the clients assigned to it.
 type ringThread struct {
-	r     *run
-	share int          // clients assigned
-	left  int          // assigned clients not yet gone for good
-	inbox chan ringMsg // arrivals and departures (capacity share: one each)
-	loop  *ring.Loop
-	units []*ringUnit // by ring.Conn ID
-	now   time.Time   // the reaped batch's time, zero until its first completion
-	done  func(*ring.Conn, ring.Result)
+	r      *run
+	share  int          // clients assigned
+	raised bool         // runs raisedRingSteps above the process's priority
+	left   int          // assigned clients not yet gone for good
+	inbox  chan ringMsg // arrivals and departures (capacity share: one each)
+	loop   *ring.Loop
+	units  []*ringUnit // by ring.Conn ID
+	now    time.Time   // the reaped batch's time, zero until its first completion
+	done   func(*ring.Conn, ring.Result)
 
 	// The coroutine mode's clients in a wait (ringRoutine.wait), and
 	// wakeWaiters' and idle's reused state.
@@ -154,6 +158,7 @@ func (r *run) ringWanted() bool {
 			break
 		}
 	}
+	r.ringKind = kind
 	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind)
 }
 
@@ -163,16 +168,77 @@ func ringThreads(clients, procs int) int {
 	return min(procs, (clients+ringPerThread-1)/ringPerThread)
 }
 
+// The raised ring (issue 28; BENCHMARKS.md, "One ring at a raised
+// priority from 16 clients"): a load of RaisedRingFrom to RaisedRingBelow-1
+// clients whose units are all statements runs on one ring thread per two
+// Ps instead of one per P, each raised raisedRingSteps nice steps above
+// the process, where the process may raise a thread (CAP_SYS_NICE, or an
+// RLIMIT_NICE that allows it); where it may not, the load keeps a ring per
+// P at the process's priority.
+//
+// Measured on 2 cores, both servers, medians of 9 alternated runs against
+// a ring per P: mysqlslap's key load at 16 clients 0.75-0.80x
+// mariadb-slap's wall (a ring per P: 0.83-0.87x in the same sets) at
+// 0.49-0.53x its CPU (0.57-0.62x); at 32 clients 0.80x (0.83-0.85x).
+// Both the client's CPU per query and the server's fall (server 2.12-2.15 s
+// against 2.24-2.39 s per 100000 queries): one thread waking the server's
+// threads instead of two costs each side less per wake-up. Raised, the
+// one thread runs soon after its replies arrive instead of waiting behind
+// the server's threads: unraised, one ring was 0.82-0.88x. Probes of the
+// steps: 3 gained little (0.82x), 7 cost CPU (0.89x), 10 more (1.07-1.10x,
+// the thread then preempting the server on each reply); two raised rings
+// 0.93-0.95x. oltp_* at 16 and 32 threads: tps level (16: 1.11-1.23x
+// sysbench's against 1.09-1.28x; 32: 1.22-1.35x against 1.23-1.33x) at
+// the same or lower CPU. At 8 clients one raised ring was worse (key load
+// 0.91x against 0.80x; oltp_point_select 0.95x sysbench's tps against
+// 1.16x), so fewer than 16 keep a ring per P (9 to 15 were not measured).
+// At 64 the key load was level and oltp_* lower in 5 of 6 row-server
+// cells (ro-64 tuned 1.21x against 1.40x), at 128 the key load worse
+// (0.77-0.84x against 0.72-0.76x), so from 33 the load keeps a ring per P
+// (33 to 63 were not measured). The coroutine mode (TPC-C, Lua) keeps a
+// ring per P: not measured. More than 2 cores were not measured; one ring
+// per two Ps keeps each ring's share of the machine as measured.
+const (
+	RaisedRingFrom  = 16
+	RaisedRingBelow = 33
+	raisedRingSteps = 5
+)
+
+// ringLayout is the ring threads for a load of clients of kind with procs
+// Ps, and whether they run raised (mayRaise: the process may raise a
+// thread).
+func ringLayout(clients, procs int, kind ringKind, mayRaise bool) (threads int, raised bool) {
+	if kind == ringStatements && clients >= RaisedRingFrom && clients < RaisedRingBelow && mayRaise {
+		return max(1, procs/2), true
+	}
+	return ringThreads(clients, procs), false
+}
+
+// mayRaise reports whether this process may raise a thread's priority:
+// asked once, by raising a throwaway thread.
+var mayRaise = sync.OnceValue(func() bool {
+	ok := make(chan bool)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, so no
+		// other goroutine runs at its priority.
+		runtime.LockOSThread()
+		ok <- raiseThreadPriority(raisedRingSteps) == nil
+	}()
+	return <-ok
+})
+
 // startRings starts the ring threads and assigns the clients to them in id
 // order; false (nothing started) where io_uring is unavailable.
 func (r *run) startRings() bool {
 	clients := len(r.clients)
-	n := ringThreads(clients, runtime.GOMAXPROCS(0))
+	procs := runtime.GOMAXPROCS(0)
+	raise := r.ringKind == ringStatements && clients >= RaisedRingFrom && clients < RaisedRingBelow && mayRaise()
+	n, raised := ringLayout(clients, procs, r.ringKind, raise)
 	threads := make([]*ringThread, n)
 	ready := make(chan error, n)
 	for k := range threads {
 		lo, hi := k*clients/n, (k+1)*clients/n
-		t := &ringThread{r: r, share: hi - lo, left: hi - lo, inbox: make(chan ringMsg, hi-lo)}
+		t := &ringThread{r: r, share: hi - lo, left: hi - lo, inbox: make(chan ringMsg, hi-lo), raised: raised}
 		t.done = t.completed
 		threads[k] = t
 		for i := lo; i < hi; i++ {
@@ -251,7 +317,14 @@ func (c *client) ringGone() {
 // of them is gone.
 func (t *ringThread) serve(ready chan<- error) {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	if t.raised {
+		// Never unlocked: the thread ends with this goroutine, so no other
+		// goroutine runs at its priority. Should the raise fail after all
+		// (mayRaise said it would not), the ring runs unraised.
+		_ = raiseThreadPriority(raisedRingSteps)
+	} else {
+		defer runtime.UnlockOSThread()
+	}
 	// The ring's waits are raw system calls that keep the thread's P.
 	mysqlconn.HoldPs(1)
 	defer mysqlconn.HoldPs(-1)

@@ -83,6 +83,7 @@ type run struct {
 	// ringsDone: the ring threads (ringpath.go) have ended, once every
 	// client has left them.
 	ringsDone sync.WaitGroup
+	ringKind  ringKind // how the clients would run on the ring (ringWanted)
 }
 
 // Run runs one iteration of p's workload and returns its measurements.
