@@ -181,13 +181,13 @@ func ringThreads(clients, procs int) int {
 // mariadb-slap's wall (a ring per P: 0.83-0.87x in the same sets) at
 // 0.49-0.53x its CPU (0.57-0.62x); at 32 clients 0.80x (0.83-0.85x).
 // Both the client's CPU per query and the server's fall (server 2.12-2.15 s
-// against 2.24-2.39 s per 100000 queries): one thread waking the server's
-// threads instead of two costs each side less per wake-up. Raised, the
-// one thread runs soon after its replies arrive instead of waiting behind
-// the server's threads: unraised, one ring was 0.82-0.88x. Probes of the
-// steps: 3 gained little (0.82x), 7 cost CPU (0.89x), 10 more (1.07-1.10x,
-// the thread then preempting the server on each reply); two raised rings
-// 0.93-0.95x. oltp_* at 16 and 32 threads: tps level (16: 1.11-1.23x
+// against 2.24-2.39 s per 100000 queries). One ring alone (probes) saved
+// the client's CPU (a wake-up of a server thread cost about 1.9 us from
+// one ring against 2.9 us from two, under perf) but idled the cores more
+// and was 0.82-0.88x; raised, the server's CPU fell too (2.08-2.12 s
+// against 2.30-2.33 s), for reasons not established. Probes of the steps:
+// 3 gained little (0.82x), 7 cost CPU (0.89x), 10 more (1.07-1.10x); two
+// raised rings 0.93-0.95x. oltp_* at 16 and 32 threads: tps level (16: 1.11-1.23x
 // sysbench's against 1.09-1.28x; 32: 1.22-1.35x against 1.23-1.33x) at
 // the same or lower CPU. At 8 clients one raised ring was worse (key load
 // 0.91x against 0.80x; oltp_point_select 0.95x sysbench's tps against
