@@ -18,16 +18,15 @@ func TestRaiseThreadPriority(t *testing.T) {
 		t.Fatal(err)
 	}
 	type outcome struct {
-		err         error
-		tid, before int
-		after       int
+		err           error
+		before, after int
 	}
 	done := make(chan outcome)
 	go func() {
 		// Never unlocked: the thread ends with the goroutine, raised or not.
 		runtime.LockOSThread()
 		tid := syscall.Gettid()
-		o := outcome{tid: tid}
+		var o outcome
 		o.before, _ = threadNice(tid)
 		o.err = raiseThreadPriority(raisedRingSteps)
 		o.after, _ = threadNice(tid)

@@ -144,10 +144,15 @@ func TestRingLayout(t *testing.T) {
 		{32, 8, ringStatements, true, 4, true},
 		{32, 8, ringStatements, false, 8, false},
 	} {
-		got, raised := ringLayout(c.clients, c.procs, c.kind, c.mayRaise)
+		asked := false
+		got, raised := ringLayout(c.clients, c.procs, c.kind, func() bool { asked = true; return c.mayRaise })
 		if got != c.want || raised != c.raised {
 			t.Errorf("ringLayout(%d clients, %d Ps, kind %d, may raise %v) = %d, %v; want %d, %v",
 				c.clients, c.procs, c.kind, c.mayRaise, got, raised, c.want, c.raised)
+		}
+		// The probe (a throwaway thread) runs only for a load it decides.
+		if wanted := c.kind == ringStatements && c.clients >= RaisedRingFrom && c.clients < RaisedRingBelow; asked != wanted {
+			t.Errorf("ringLayout(%d clients, kind %d) asked mayRaise: %v, want %v", c.clients, c.kind, asked, wanted)
 		}
 	}
 }

@@ -176,28 +176,30 @@ func ringThreads(clients, procs int) int {
 // RLIMIT_NICE that allows it); where it may not, the load keeps a ring per
 // P at the process's priority.
 //
-// Measured on 2 cores, both servers, medians of 9 alternated runs against
-// a ring per P: mysqlslap's key load at 16 clients 0.75-0.80x
-// mariadb-slap's wall (a ring per P: 0.83-0.87x in the same sets) at
-// 0.49-0.53x its CPU (0.57-0.62x); at 32 clients 0.80x (0.83-0.85x).
-// Both the client's CPU per query and the server's fall (server 2.12-2.15 s
-// against 2.24-2.39 s per 100000 queries). One ring alone (probes) saved
-// the client's CPU (a wake-up of a server thread cost about 1.9 us from
-// one ring against 2.9 us from two, under perf) but idled the cores more
-// and was 0.82-0.88x; raised, the server's CPU fell too (2.08-2.12 s
-// against 2.30-2.33 s), for reasons not established. Probes of the steps:
-// 3 gained little (0.82x), 7 cost CPU (0.89x), 10 more (1.07-1.10x); two
-// raised rings 0.93-0.95x. oltp_* at 16 and 32 threads: tps level (16: 1.11-1.23x
-// sysbench's against 1.09-1.28x; 32: 1.22-1.35x against 1.23-1.33x) at
-// the same or lower CPU. At 8 clients one raised ring was worse (key load
-// 0.91x against 0.80x; oltp_point_select 0.95x sysbench's tps against
-// 1.16x), so fewer than 16 keep a ring per P (9 to 15 were not measured).
-// At 64 the key load was level and oltp_* lower in 5 of 6 row-server
-// cells (ro-64 tuned 1.21x against 1.40x), at 128 the key load worse
-// (0.77-0.84x against 0.72-0.76x), so from 33 the load keeps a ring per P
-// (33 to 63 were not measured). The coroutine mode (TPC-C, Lua) keeps a
-// ring per P: not measured. More than 2 cores were not measured; one ring
-// per two Ps keeps each ring's share of the machine as measured.
+// Measured on 2 cores, both servers, medians of 9-11 alternated runs:
+// mysqlslap's key load at 16 clients 0.75-0.89x mariadb-slap's wall in six
+// default-server sets (median 0.81x; a ring per P 0.82-0.87x in the four
+// sets that ran it too), 0.78-0.85x on the tuned server (0.84-0.91x), at
+// 0.50-0.62x its CPU (0.56-0.66x); at 32 clients 0.80x (0.83-0.85x). Both
+// the client's CPU per query and the server's fall (server 2.12-2.15 s
+// against 2.24-2.39 s per 100000 queries in one set). One ring alone
+// (probes) saved the client's CPU (a wake-up of a server thread cost about
+// 1.9 us from one ring against 2.9 us from two, under perf) but idled the
+// cores more and was 0.82-0.88x; raised, the server's CPU fell too
+// (2.08-2.12 s against 2.30-2.33 s), for reasons not established. Probes
+// of the steps: 3 gained little (0.82x), 7 cost CPU (0.89x), 10 more
+// (1.07-1.10x); two raised rings 0.93-0.95x. oltp_* at 16 and 32 threads:
+// tps level (16: 1.11-1.23x sysbench's against 1.09-1.28x; 32: 1.22-1.35x
+// against 1.23-1.33x) at the same or lower CPU. At 8 clients one raised
+// ring was worse (key load 0.91x against 0.80x; oltp_point_select 0.95x
+// sysbench's tps against 1.16x), so fewer than 16 keep a ring per P (9 to
+// 15 were not measured). At 64 the key load was level and oltp_* lower in
+// 5 of 6 row-server cells (ro-64 tuned 1.21x against 1.40x), at 128 the
+// key load worse (0.77-0.84x against 0.72-0.76x), so from 33 the load
+// keeps a ring per P (33 to 63 were not measured). The coroutine mode
+// (TPC-C, Lua) keeps a ring per P: not measured. More than 2 cores were
+// not measured; one ring per two Ps keeps each ring's share of the
+// machine as measured.
 const (
 	RaisedRingFrom  = 16
 	RaisedRingBelow = 33
@@ -205,10 +207,10 @@ const (
 )
 
 // ringLayout is the ring threads for a load of clients of kind with procs
-// Ps, and whether they run raised (mayRaise: the process may raise a
-// thread).
-func ringLayout(clients, procs int, kind ringKind, mayRaise bool) (threads int, raised bool) {
-	if kind == ringStatements && clients >= RaisedRingFrom && clients < RaisedRingBelow && mayRaise {
+// Ps, and whether they run raised. mayRaise (whether the process may
+// raise a thread) is asked only for a load the raised ring is for.
+func ringLayout(clients, procs int, kind ringKind, mayRaise func() bool) (threads int, raised bool) {
+	if kind == ringStatements && clients >= RaisedRingFrom && clients < RaisedRingBelow && mayRaise() {
 		return max(1, procs/2), true
 	}
 	return ringThreads(clients, procs), false
@@ -231,9 +233,7 @@ var mayRaise = sync.OnceValue(func() bool {
 // order; false (nothing started) where io_uring is unavailable.
 func (r *run) startRings() bool {
 	clients := len(r.clients)
-	procs := runtime.GOMAXPROCS(0)
-	raise := r.ringKind == ringStatements && clients >= RaisedRingFrom && clients < RaisedRingBelow && mayRaise()
-	n, raised := ringLayout(clients, procs, r.ringKind, raise)
+	n, raised := ringLayout(clients, runtime.GOMAXPROCS(0), r.ringKind, mayRaise)
 	threads := make([]*ringThread, n)
 	ready := make(chan error, n)
 	for k := range threads {
