@@ -128,21 +128,22 @@ func TestRingLayout(t *testing.T) {
 		mayRaise       bool
 		want           int
 		raised         bool
+		asks           bool // the load is the raised ring's: mayRaise is asked (the probe's throwaway thread)
 	}{
-		{16, 2, ringStatements, true, 1, true},
-		{32, 2, ringStatements, true, 1, true},
-		{RaisedRingBelow, 2, ringStatements, true, 2, false},
-		{64, 2, ringStatements, true, 2, false},
-		{128, 2, ringStatements, true, 2, false},
-		{RaisedRingFrom - 1, 2, ringStatements, true, 2, false},
-		{8, 2, ringStatements, true, 2, false},
-		{16, 2, ringStatements, false, 2, false},
-		{16, 2, ringRoutines, true, 2, false},
-		{16, 2, ringForcedOnly, true, 2, false},
-		{16, 1, ringStatements, true, 1, true},
-		{16, 3, ringStatements, true, 1, true},
-		{32, 8, ringStatements, true, 4, true},
-		{32, 8, ringStatements, false, 8, false},
+		{16, 2, ringStatements, true, 1, true, true},
+		{32, 2, ringStatements, true, 1, true, true},
+		{RaisedRingBelow, 2, ringStatements, true, 2, false, false},
+		{64, 2, ringStatements, true, 2, false, false},
+		{128, 2, ringStatements, true, 2, false, false},
+		{RaisedRingFrom - 1, 2, ringStatements, true, 2, false, false},
+		{8, 2, ringStatements, true, 2, false, false},
+		{16, 2, ringStatements, false, 2, false, true},
+		{16, 2, ringRoutines, true, 2, false, false},
+		{16, 2, ringForcedOnly, true, 2, false, false},
+		{16, 1, ringStatements, true, 1, true, true},
+		{16, 3, ringStatements, true, 1, true, true},
+		{32, 8, ringStatements, true, 4, true, true},
+		{32, 8, ringStatements, false, 8, false, true},
 	} {
 		asked := false
 		got, raised := ringLayout(c.clients, c.procs, c.kind, func() bool { asked = true; return c.mayRaise })
@@ -150,9 +151,8 @@ func TestRingLayout(t *testing.T) {
 			t.Errorf("ringLayout(%d clients, %d Ps, kind %d, may raise %v) = %d, %v; want %d, %v",
 				c.clients, c.procs, c.kind, c.mayRaise, got, raised, c.want, c.raised)
 		}
-		// The probe (a throwaway thread) runs only for a load it decides.
-		if wanted := c.kind == ringStatements && c.clients >= RaisedRingFrom && c.clients < RaisedRingBelow; asked != wanted {
-			t.Errorf("ringLayout(%d clients, kind %d) asked mayRaise: %v, want %v", c.clients, c.kind, asked, wanted)
+		if asked != c.asks {
+			t.Errorf("ringLayout(%d clients, kind %d) asked mayRaise: %v, want %v", c.clients, c.kind, asked, c.asks)
 		}
 	}
 }

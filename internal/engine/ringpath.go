@@ -140,12 +140,13 @@ func RingClients() int64 { return ringArrivals.Load() }
 // unpaced (pacing stays on loop) and a plain connector. Clients that give
 // their units as statements run as such; the others run their own loop as
 // a coroutine on the ring (ringroutine.go), in a range of its own
-// (ringchoice.go).
-func (r *run) ringWanted() bool {
+// (ringchoice.go). kind is how the clients would run there (startRings'
+// layout depends on it).
+func (r *run) ringWanted() (wanted bool, kind ringKind) {
 	if r.paced || !r.p.Connector.Plain() {
-		return false
+		return false, 0
 	}
-	kind := ringStatements
+	kind = ringStatements
 	for i := range r.clients {
 		if _, ok := r.clients[i].wc.(workload.StatementClient); ok {
 			continue
@@ -158,8 +159,7 @@ func (r *run) ringWanted() bool {
 			break
 		}
 	}
-	r.ringKind = kind
-	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind)
+	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind), kind
 }
 
 // ringThreads is the number of ring threads for a load of clients with
@@ -229,11 +229,12 @@ var mayRaise = sync.OnceValue(func() bool {
 	return <-ok
 })
 
-// startRings starts the ring threads and assigns the clients to them in id
-// order; false (nothing started) where io_uring is unavailable.
-func (r *run) startRings() bool {
+// startRings starts the ring threads for clients of kind and assigns the
+// clients to them in id order; false (nothing started) where io_uring is
+// unavailable.
+func (r *run) startRings(kind ringKind) bool {
 	clients := len(r.clients)
-	n, raised := ringLayout(clients, runtime.GOMAXPROCS(0), r.ringKind, mayRaise)
+	n, raised := ringLayout(clients, runtime.GOMAXPROCS(0), kind, mayRaise)
 	threads := make([]*ringThread, n)
 	ready := make(chan error, n)
 	for k := range threads {

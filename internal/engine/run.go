@@ -83,7 +83,6 @@ type run struct {
 	// ringsDone: the ring threads (ringpath.go) have ended, once every
 	// client has left them.
 	ringsDone sync.WaitGroup
-	ringKind  ringKind // how the clients would run on the ring (ringWanted)
 }
 
 // Run runs one iteration of p's workload and returns its measurements.
@@ -135,7 +134,7 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	if p.ThreadPerClientBelow != nil {
 		below = *p.ThreadPerClientBelow
 	}
-	if r.ringWanted() && r.startRings() {
+	if wanted, kind := r.ringWanted(); wanted && r.startRings(kind) {
 		// The clients' goroutines only connect, begin and end.
 		below = 0
 		// After every client's goroutine: the last leaves the rings.
