@@ -28,11 +28,25 @@ import (
 //     ringpath.go's ringPerThread) made the server spend more CPU than
 //     the netpoller does (up to 1.4x at 512, more than the client saves)
 //     and its wall was the longer in most sets (256: 3 of 4, 512: 2 of 4,
-//     1000: all 4), so from 129 (129-255 were not measured and keep the
-//     netpoller, the path they had before) the netpoller keeps the load.
+//     1000: all 4), so RingBelow was 129 then.
+//
+// Measured again with the ring as it is now (its wait a raw system call,
+// the receive waiting for the socket first; BENCHMARKS.md, "The ring from
+// 129 clients, again"), at 256 clients on 2 cores (a ring per P) the
+// ring's wall was the shorter on both servers (0.77-0.80x mariadb-slap's
+// against 0.82-0.86x) at 0.38-0.41x its CPU (0.70-0.72x), and sysbench's
+// rows at 256 threads had 0.96-1.21x the netpoller's tps in 10 of 11
+// row-server cells (0.84x in the other) at 0.57-0.77x its CPU per
+// transaction, with a p99 latency level with the netpoller's.
+// At 512 and 1000 it still saved CPU (0.6-0.8x the netpoller's) at a
+// level tps, but its p99 latency was 1.2-4 times the netpoller's with 2
+// to 16 ring threads (oltp_read_only at 512: 0.72-1.49 s against
+// 0.35-0.42 s; sysbench's own 0.82-1.48 s), so a load that large keeps
+// the netpoller, whose tail was the one DBAs saw until now. 129-255 were
+// measured at 192 only.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
-	RingBelow = 129
+	RingBelow = 257
 )
 
 // ringChosen reports whether a load of clients is meant for the ring path
@@ -99,7 +113,8 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 // at the same or lower CPU; at 2 (one ring) the higher tpmC on the default
 // server and the lower on the tuned one, so 2 and 3 stay threaded. 65-128 were
 // not measured apart from the sweep's neighbours, and from 129 the
-// netpoller keeps it as it keeps statement loads. Lua scripts claim it too since their sleeps wait through the
+// netpoller keeps it, as it kept statement loads until they took the ring
+// up to 256 (not measured for the coroutine mode). Lua scripts claim it too since their sleeps wait through the
 // engine (workload.Waiter): sysbench's stock scripts through goslap's
 // interpreter at 8, 16 and 64 threads, both servers, against the same
 // scripts on the netpoller (BENCHMARKS.md, "Lua scripts in the coroutine
@@ -109,7 +124,7 @@ func ringRule(clients int, ringEnv string, threadsSet bool, from, below int) boo
 // below the netpoller's tps.
 const (
 	RoutineFrom  = 4
-	RoutineBelow = RingBelow
+	RoutineBelow = 129
 )
 
 // threadBelowInEnv reports whether mysqlconn.ThreadBelowEnv sets the

@@ -59,7 +59,14 @@ func TestRoutineRule(t *testing.T) {
 		{6, "", ringStatements, false},
 		{16, "", ringRoutines, true},
 		{64, "", ringRoutines, true},
+		{128, "", ringRoutines, true},
+		{129, "", ringRoutines, false},
 		{200, "", ringRoutines, false},
+		// The statement ring's range goes further (to 256): the two were
+		// measured apart.
+		{200, "", ringStatements, true},
+		{256, "", ringStatements, true},
+		{257, "", ringStatements, false},
 		{16, "0", ringRoutines, false},
 		{16, "", ringForcedOnly, false},
 		{64, "", ringForcedOnly, false},
