@@ -192,12 +192,16 @@ func ringThreads(clients, procs int) int {
 // tps level (16: 1.11-1.23x sysbench's against 1.09-1.28x; 32: 1.22-1.35x
 // against 1.23-1.33x) at the same or lower CPU. At 8 clients one raised
 // ring was worse (key load 0.91x against 0.80x; oltp_point_select 0.95x
-// sysbench's tps against 1.16x), so fewer than 16 keep a ring per P (9 to
-// 15 were not measured). At 64 the key load was level and oltp_* lower in
-// 5 of 6 row-server cells (ro-64 tuned 1.21x against 1.40x), at 128 the
-// key load worse (0.77-0.84x against 0.72-0.76x), so from 33 the load
-// keeps a ring per P (33 to 63 were not measured). The coroutine mode
-// (TPC-C, Lua) keeps a ring per P: not measured. More than 2 cores were
+// sysbench's tps against 1.16x), so fewer than 16 keep a ring per P. At
+// 64 the key load was level and oltp_* lower in 5 of 6 row-server cells
+// (ro-64 tuned 1.21x against 1.40x), at 128 the key load worse
+// (0.77-0.84x against 0.72-0.76x), so from 33 the load keeps a ring per
+// P. At 12 and 48 (BENCHMARKS.md, "The raised ring at 12 and 48
+// clients") the raised ring won the key load in two of four row-server
+// cells and was level in two, but oltp_* was mixed (lower tps in 6 of 12
+// cells, ps-12 0.99x sysbench's on the default server): the range stays
+// 16-32. The coroutine mode (TPC-C, Lua) keeps a ring per P: not
+// measured. More than 2 cores were
 // not measured; one ring per two Ps keeps each ring's share of the
 // machine as measured.
 const (
