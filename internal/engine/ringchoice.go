@@ -37,13 +37,16 @@ import (
 // against 0.82-0.86x) at 0.38-0.41x its CPU (0.70-0.72x), and sysbench's
 // rows at 256 threads had 0.96-1.21x the netpoller's tps in 10 of 11
 // row-server cells (0.84x in the other) at 0.57-0.77x its CPU per
-// transaction, with a p99 latency level with the netpoller's.
-// At 512 and 1000 it still saved CPU (0.6-0.8x the netpoller's) at a
-// level tps, but its p99 latency was 1.2-4 times the netpoller's with 2
-// to 16 ring threads (oltp_read_only at 512: 0.72-1.49 s against
-// 0.35-0.42 s; sysbench's own 0.82-1.48 s), so a load that large keeps
-// the netpoller, whose tail was the one DBAs saw until now. 129-255 were
-// measured at 192 only.
+// transaction. Its p99 latency was the longer there (oltp_read_only:
+// 217-342 ms against 190-237 ms; sysbench's 320 ms), as a ring per P's
+// already was at 64 clients (71-105 ms against 51-57 ms), and its p95 the
+// shorter. At 512 and 1000 it still saved CPU (0.6-0.8x the netpoller's)
+// at a level tps, but its p99 latency was 2-4 times the netpoller's at
+// 512 (oltp_read_only: 0.72-1.49 s against 0.35-0.42 s; sysbench's own
+// 0.82-1.48 s) and 1.2-1.8 times at 1000, with 2 to 16 ring threads, and
+// the key load's wall at 1000 and 2000 was only level (the server spent
+// 0.3-0.5 s more per run): from 257 the netpoller keeps the load.
+// 129-255 were measured at 192 only.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 257
