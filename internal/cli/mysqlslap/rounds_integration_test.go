@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestRoundsBufferPoolAB(t *testing.T) {
 // TestRoundsMysqlslapLoadAA: mysqlslap's own load (no --workload) in
 // rounds, the same server binary as two sandbox targets: a short key load,
 // 5 interleaved rounds, each round's mysqlslap block under its heading, and
-// the verdict on queries per second is "no difference detected"; the
+// a verdict on queries per second with a ratio near 1; the
 // document has each benchmark's round and the comparison.
 func TestRoundsMysqlslapLoadAA(t *testing.T) {
 	s := servertest.Require(t)
@@ -82,8 +83,16 @@ func TestRoundsMysqlslapLoadAA(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !regexp.MustCompile(`b vs a  qps +ratio [0-9.]+ \(95 % CI [0-9.]+–[0-9.]+\): no difference detected`).MatchString(out) {
-		t.Errorf("no 'no difference detected' verdict on qps for A/A:\n%s", out)
+	// A verdict on qps, with a ratio an A/A run can have. Not "no
+	// difference detected" for certain: two sandboxes of one binary can
+	// differ for real on a shared machine (CI once had b at 0.89x a in
+	// all 5 rounds, "slower"), and the verdict's own logic is tested with
+	// fixed samples in internal/verdict and internal/orchestrator.
+	m := regexp.MustCompile(`b vs a  qps +ratio ([0-9.]+) \(95 % CI [0-9.]+–[0-9.]+\): (no difference detected|faster by|slower by)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("no verdict on qps for A/A:\n%s", out)
+	} else if r, err := strconv.ParseFloat(m[1], 64); err != nil || r < 0.75 || r > 1.33 {
+		t.Errorf("A/A qps ratio %s, want within 0.75-1.33:\n%s", m[1], out)
 	}
 	if n := strings.Count(errOut, ": quiesced ("); n != 10 {
 		t.Errorf("%d quiesce lines, want 10:\n%s", n, errOut)
