@@ -53,8 +53,9 @@ const RingEnv = "GOSLAP_RING"
 // against one ring's 0.96-1.02x in the two sets that ran both
 // (BENCHMARKS.md, "TPC-C from 4 connections on two rings"). Statement
 // loads start at 7 clients (RingFrom), where on 2 cores it makes no
-// difference; on more cores a load of 8 to 128 clients now has up to
-// twice the rings it had, which was not measured (this machine has 2).
+// difference; on more cores a ring load of 8 clients or more has up to
+// twice the rings it had then, which was not measured (this machine has
+// 2).
 //
 // Why not one ring for all (it was 1024 per thread: the probe ran 1000 on
 // one ring at 0.35x mariadb-slap's CPU): one thread does every client's
@@ -201,9 +202,8 @@ func ringThreads(clients, procs int) int {
 // cells and was level in two, but oltp_* was mixed (lower tps in 6 of 12
 // cells, ps-12 0.99x sysbench's on the default server): the range stays
 // 16-32. The coroutine mode (TPC-C, Lua) keeps a ring per P: not
-// measured. More than 2 cores were
-// not measured; one ring per two Ps keeps each ring's share of the
-// machine as measured.
+// measured. More than 2 cores were not measured; one ring per two Ps
+// keeps each ring's share of the machine as measured.
 const (
 	RaisedRingFrom  = 16
 	RaisedRingBelow = 33
