@@ -79,9 +79,6 @@ type Slot struct {
 	// blocking: the slot's client runs on the threaded path (Threads.Enter),
 	// so Connect makes its sockets blocking. Only its own goroutine uses it.
 	blocking bool
-	// pollWait: its blocking sockets wait for replies in poll(2)
-	// (readwait.go); set by Threads.Enter from the load's client count.
-	pollWait bool
 }
 
 // Break shuts the socket of the slot's current connection down, which wakes
@@ -210,7 +207,6 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 			drv.Close()
 			return nil, err
 		}
-		st.sock.pollWait = slot.pollWait
 	}
 	q, ok := drv.(driver.Queryer)
 	e, ok2 := drv.(driver.Execer)

@@ -92,15 +92,13 @@ type leanConnector struct {
 }
 
 // leanConnectors are serverConnectors, and over the socket the
-// thread-per-client path's blocking sockets (one read(2) per reply, and
-// poll(2) then recv(2)).
+// thread-per-client path's blocking socket (poll(2) then recv(2)).
 func leanConnectors(t *testing.T) map[string]leanConnector {
 	out := map[string]leanConnector{}
 	for network, c := range serverConnectors(t) {
 		out[network] = leanConnector{conn: c}
 		if network == "unix" {
 			out["unix blocking"] = leanConnector{conn: c, slot: &Slot{blocking: true}}
-			out["unix blocking poll"] = leanConnector{conn: c, slot: &Slot{blocking: true, pollWait: true}}
 		}
 	}
 	return out

@@ -30,32 +30,33 @@ type pollFd struct {
 // its send buffer. The read wakes up, finds no data and sleeps again: one
 // context switch more in a third of TPC-C's statements (perf, sched_switch
 // at 4 connections: 1.33 sleeps per read, 52 per transaction in the read
-// against tpcc_start's 32 in poll). poll(2)'s wait filters wake-ups by event, so a
-// client waiting for POLLIN sleeps once per reply (BENCHMARKS.md, "TPC-C
-// client cost (issue 28)").
+// against tpcc_start's 32 in poll), and in most statements of one client
+// alone (oltp_read_write at 1 thread: 1.7 sleeps per statement, 35 per
+// transaction against sysbench's 20). poll(2)'s wait filters wake-ups by
+// event, so a client waiting for POLLIN sleeps once per reply (BENCHMARKS.md,
+// "TPC-C client cost (issue 28)" and "One client waits in poll(2) too").
 //
-// The poll's time-out is readTimeout (the one SO_RCVTIMEO gives the read
-// as well): a client blocked here holds its P, so a stop-the-world waits
-// for it; on expiry, and after a signal (EINTR: mostly the runtime's
-// preemption request), it yields to reach a safe point, then waits again.
+// One client alone waited in a blocking read(2) until 2026-12-06: measured
+// on 2026-12-05, the poll cost it tps and CPU. Measured again with today's
+// path (the poll before the first recv, the preemption signal blocked),
+// the read's spurious wake-ups cost one client more CPU per transaction
+// than the poll's extra system call: 7-34 % more in 7 of 8 row-server
+// cells (oltp_point_select, oltp_read_only, oltp_read_write, the key load;
+// 2 % in tuned oltp_point_select), for 4-18 % more tps in the OLTP rows and
+// a 3-5 % longer wall in the key load; with it, sysbench's rows at 1 thread
+// missed the CPU goal in 5 of 6 cells (BENCHMARKS.md, "One client waits in
+// poll(2) too").
+//
+// The poll's time-out is readTimeout: a client blocked here holds its P,
+// so a stop-the-world waits for it; on expiry, and after a signal (EINTR:
+// mostly the runtime's preemption request), it yields to reach a safe
+// point, then waits again.
 //
 // The first read after a request waits in poll(2) before its recv: the
 // reply is never there yet (the server has to wake up and run the
 // statement; perf: 33.5 polls per TPC-C transaction for 33.5 requests),
 // so the C client's first recv is a system call that always fails.
-//
-// A load of one threaded client keeps one blocking read(2) per reply
-// (readBlocking): there the poll's extra system calls cost more than the
-// wake-ups they save. Measured on a quiet machine, 5 alternated runs, the
-// poll wait against the blocking read (BENCHMARKS.md, "The poll wait by
-// client count"): 1 client: oltp_point_select 0.80-0.82x the tps at 1.09-1.12x
-// the CPU per transaction, the key load 1.33-1.46x the wall; 2 clients:
-// oltp_point_select 1.12-1.15x the tps at 0.79-0.85x the CPU; 4 clients:
-// oltp_read_only 1.12-1.47x the tps, TPC-C 0.88-0.89x the CPU.
 func (t *socket) blockingRead(b []byte) (int, error) {
-	if !t.pollWait {
-		return t.readBlocking(b)
-	}
 	if t.replyDue {
 		t.replyDue = false
 		if err := t.pollIn(); err != nil {
@@ -76,38 +77,6 @@ func (t *socket) blockingRead(b []byte) (int, error) {
 				return 0, err
 			}
 		case syscall.EINTR:
-			runtime.Gosched()
-		default:
-			return 0, t.opErr("read", os.NewSyscallError("read", e))
-		}
-	}
-}
-
-// PollWaitFrom is the number of threaded clients from which a load's
-// sockets wait for replies in poll(2) (see blockingRead).
-const PollWaitFrom = 2
-
-// readBlocking is one read(2) on the blocking socket. The call keeps the P
-// (RawSyscall); SO_RCVTIMEO (readTimeout) ends a long wait with EAGAIN, a
-// preemption signal with EINTR, and the read yields before it waits
-// again, so a stop-the-world never waits on it for longer than
-// readTimeout.
-func (t *socket) readBlocking(b []byte) (int, error) {
-	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(t.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		switch e {
-		case 0:
-			if r == 0 {
-				return 0, io.EOF
-			}
-			return int(r), nil
-		case syscall.EINTR, syscall.EAGAIN:
-			// EINTR is mostly the runtime's preemption signal: a
-			// stop-the-world resends it every few µs, each one cuts the
-			// blocking call short (SO_RCVTIMEO disables SA_RESTART), and a
-			// loop that only retried would never reach a safe point, so
-			// the whole process froze until the statement ended (a lock
-			// wait: 50 s).
 			runtime.Gosched()
 		default:
 			return 0, t.opErr("read", os.NewSyscallError("read", e))

@@ -33,7 +33,6 @@ func TestThreadedReadSleepsOncePerReply(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tc, s := socketPair(t, "unix", true)
-	tc.pollWait = true // as in a load of PollWaitFrom threaded clients or more
 	const rounds = 30
 	served := make(chan error, 1)
 	go func() {

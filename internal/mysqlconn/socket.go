@@ -62,7 +62,6 @@ type socket struct {
 	blocking bool
 	fd       int
 	replyDue bool // a request was written since the last read (readwait.go)
-	pollWait bool // blocking: replies are waited for in poll(2) (readwait.go)
 	own      atomic.Pointer[os.File]
 
 	// offersTLS: the server's greeting announced TLS (CLIENT_SSL), so a

@@ -114,14 +114,13 @@ func (t *Threads) Enter(slot *Slot) {
 		runtime.LockOSThread()
 		blockPreemptSignal(true)
 		slot.blocking = true
-		slot.pollWait = t.clients >= PollWaitFrom
 	}
 }
 
 // Leave ends a client started with Enter (its connections closed).
 func (t *Threads) Leave(slot *Slot) {
 	if t.Threaded() {
-		slot.blocking, slot.pollWait = false, false
+		slot.blocking = false
 		blockPreemptSignal(false)
 		runtime.UnlockOSThread()
 	}
@@ -161,8 +160,9 @@ func (p *procCount) add(n int) {
 	}
 }
 
-// readTimeout bounds one blocking read(2) or write(2) (SO_RCVTIMEO,
-// SO_SNDTIMEO). A client blocked in a raw call holds its P, and a
+// readTimeout bounds one blocking wait: for a reply, the poll(2) in
+// blockingRead (and SO_RCVTIMEO any blocking receive on the descriptor);
+// for a write, SO_SNDTIMEO. A client blocked in a raw call holds its P, and a
 // stop-the-world (GC, GOMAXPROCS) waits for every P: without a bound it
 // would wait for the slowest statement to return, freezing the whole
 // process (signal handling, the abort timer) meanwhile, or for good when
@@ -232,11 +232,11 @@ func (t *socket) block() error {
 	return nil
 }
 
-// shutdown wakes whatever waits on the socket (Slot.Break, Conn.Cut): a
-// raw blocking read(2) is not woken by close(2) from another thread (and
-// closing would free the descriptor number while the owner still uses it),
-// shutdown(2) makes it return end of stream; a netpoller wait is woken too.
-// The owner closes the socket. Both descriptors are used through their
+// shutdown wakes whatever waits on the socket (Slot.Break, Conn.Cut): a raw
+// wait in poll(2) or write(2) is not woken by close(2) from another thread
+// (and closing would free the descriptor number while the owner still uses
+// it), shutdown(2) makes it return end of stream; a netpoller wait is woken
+// too. The owner closes the socket. Both descriptors are used through their
 // reference-counted holders (net.Conn's RawConn, the os.File), so a
 // concurrent close by the owner can never make shutdown(2) hit a reused
 // descriptor number.

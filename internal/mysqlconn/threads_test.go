@@ -130,7 +130,6 @@ func TestThreadedSocketOffNetpoller(t *testing.T) {
 		for _, p := range paths {
 			t.Run(network+"/"+p.name, func(t *testing.T) {
 				tc, _ := socketPair(t, network, p.blocking)
-				tc.pollWait = p.pollWait
 				fd := tc.fd
 				if !p.blocking {
 					if err := tc.raw.Control(func(d uintptr) { fd = int(d) }); err != nil {
@@ -149,12 +148,12 @@ func TestThreadedSocketOffNetpoller(t *testing.T) {
 	}
 }
 
-// paths: the netpoller, and the threaded path with each of its reply waits
-// (a blocking read(2) for a load of one client, poll(2) from two).
+// paths: the netpoller, and the threaded path (raw calls on a blocking
+// socket, replies waited for in poll(2)).
 var paths = []struct {
-	name               string
-	blocking, pollWait bool
-}{{"netpoller", false, false}, {"threaded", true, false}, {"threaded-poll", true, true}}
+	name     string
+	blocking bool
+}{{"netpoller", false}, {"threaded", true}}
 
 // TestSocketPathsIO: on both paths and both transports, the bytes written
 // and read are the bytes sent, in both directions, through full socket
@@ -171,7 +170,6 @@ func TestSocketPathsIO(t *testing.T) {
 					defer runtime.UnlockOSThread()
 				}
 				tc, s := socketPair(t, network, p.blocking)
-				tc.pollWait = p.pollWait
 				rng := rand.New(rand.NewPCG(7, 8))
 				want := make([]byte, 1<<20) // several socket buffers: writes wait
 				for i := range want {
@@ -219,14 +217,13 @@ func TestSocketPathsIO(t *testing.T) {
 }
 
 // TestSlotBreakWakesRead: Break ends a read waiting for a reply that never
-// comes, on both paths and transports (a raw blocking read(2) is not woken
+// comes, on both paths and transports (a raw wait in poll(2) is not woken
 // by close(2); shutdown(2) wakes it), and later writes fail.
 func TestSlotBreakWakesRead(t *testing.T) {
 	for _, network := range []string{"unix", "tcp"} {
 		for _, p := range paths {
 			t.Run(network+"/"+p.name, func(t *testing.T) {
 				tc, _ := socketPair(t, network, p.blocking)
-				tc.pollWait = p.pollWait
 				var slot Slot
 				slot.conn.Store(tc)
 				done := make(chan error, 1)
@@ -261,28 +258,28 @@ func TestSlotBreakWakesRead(t *testing.T) {
 	}
 }
 
-// TestEnterPollWait: a threaded load's clients wait for replies in poll(2)
-// from PollWaitFrom clients on, one client alone in a blocking read(2),
-// and Leave clears both (the slot may serve a netpoller load next).
-func TestEnterPollWait(t *testing.T) {
+// TestEnterBlocking: a threaded load's clients get blocking sockets, one
+// client alone as well, and Leave clears it (the slot may serve a
+// netpoller load next).
+func TestEnterBlocking(t *testing.T) {
 	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		clients        int
-		blocking, poll bool
-	}{{1, true, false}, {2, true, true}, {4, true, true}, {100, false, false}} {
+		clients  int
+		blocking bool
+	}{{1, true}, {2, true}, {4, true}, {100, false}} {
 		th := plain.StartThreads(tt.clients, 64)
 		var slot Slot
 		th.Enter(&slot)
-		if slot.blocking != tt.blocking || slot.pollWait != tt.poll {
-			t.Errorf("%d clients: blocking %v, poll wait %v; want %v, %v", tt.clients, slot.blocking, slot.pollWait, tt.blocking, tt.poll)
+		if slot.blocking != tt.blocking {
+			t.Errorf("%d clients: blocking %v; want %v", tt.clients, slot.blocking, tt.blocking)
 		}
 		th.Leave(&slot)
 		th.Stop()
-		if slot.blocking || slot.pollWait {
-			t.Errorf("%d clients: Leave left blocking %v, poll wait %v", tt.clients, slot.blocking, slot.pollWait)
+		if slot.blocking {
+			t.Errorf("%d clients: Leave left the slot blocking", tt.clients)
 		}
 	}
 }
