@@ -105,9 +105,21 @@ func TestSplitWords(t *testing.T) {
 
 var (
 	buildOnce sync.Once
+	builtDir  string // goslapBinary's temporary directory, removed by TestMain
 	builtBin  string
 	buildErr  error
 )
+
+// TestMain removes the binary goslapBinary built: each build is some 26 MB,
+// and every run of this package used to leave one behind in the temporary
+// directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
 
 // goslapBinary builds the checkout's goslap once for the tests below.
 func goslapBinary(t *testing.T) string {
@@ -126,6 +138,7 @@ func goslapBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		builtDir = dir
 		builtBin = filepath.Join(dir, "goslap")
 		buildErr = build(context.Background(), root, builtBin)
 	})
