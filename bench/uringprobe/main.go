@@ -1,7 +1,11 @@
+//go:build linux
+
 // Command uringprobe measures whether an event loop that drives many MySQL
 // connections from one OS thread, on io_uring or on epoll, reaches issue
 // 28's key-16 goal (client CPU <= 0.75x mariadb-slap's, wall <= 0.85x),
 // which goroutine-per-client and thread-per-client designs miss.
+//
+// It is Linux only: io_uring and epoll are.
 //
 // It starts a throwaway MariaDB server (internal/sandbox, in a temporary
 // directory, Unix socket only), creates a 1000-row table shaped like

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"os"
-	"syscall"
 	"unsafe"
 
 	"codeberg.org/go-fonts/liberation/liberationmonobold"
@@ -17,6 +16,7 @@ import (
 	"codeberg.org/go-fonts/liberation/liberationserifbolditalic"
 	"codeberg.org/go-fonts/liberation/liberationserifitalic"
 	"codeberg.org/go-fonts/liberation/liberationserifregular"
+	"golang.org/x/sys/unix"
 )
 
 // gonum/plot's package initialiser parses the 12 embedded Liberation fonts
@@ -54,5 +54,5 @@ func releasePages(b []byte) {
 	if last <= first {
 		return
 	}
-	_ = syscall.Madvise(b[first-start:last-start], syscall.MADV_DONTNEED)
+	_ = unix.Madvise(b[first-start:last-start], unix.MADV_DONTNEED)
 }

@@ -17,12 +17,13 @@ const waitDelay = 2 * time.Second
 // groupCommand is a command that runs in its own process group and dies
 // with it: when ctx ends the whole group is killed (SIGKILL), so a
 // wrapper script's children go too, and Wait returns within waitDelay
-// after that whatever still holds its output. Its parent-death signal kills
-// it should goslap die without the chance to (SIGKILL); run it with
-// runLocked so that signal is tied to a thread that outlives it.
+// after that whatever still holds its output. Its parent-death signal (on
+// Linux; GroupAttr) kills it should goslap die without the chance to
+// (SIGKILL); run it with runLocked so that signal is tied to a thread that
+// outlives it.
 func groupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = GroupAttr()
 	cmd.Cancel = func() error {
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return cmd.Process.Kill()

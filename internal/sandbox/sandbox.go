@@ -255,9 +255,9 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 	s.cmd.Dir = s.DataDir
 	// Own process group: a Ctrl-C aimed at the test binary must not kill the
 	// server before Stop has had a chance to shut it down cleanly. The
-	// parent-death signal kills the server when we die without Stop
-	// (SIGKILL, a crash), so no server outlives us.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// parent-death signal (on Linux) kills the server when we die without
+	// Stop (SIGKILL, a crash), so no server outlives us.
+	s.cmd.SysProcAttr = mysqld.GroupAttr()
 	s.exited = make(chan struct{})
 	started := make(chan error, 1)
 	go func(cmd *exec.Cmd, exited chan struct{}) {

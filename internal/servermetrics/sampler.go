@@ -6,14 +6,13 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/goslap/goslap/internal/mysqlconn"
 	"github.com/goslap/goslap/internal/procstat"
+	"golang.org/x/sys/unix"
 )
 
 // Config says what a Sampler reads.
@@ -299,12 +298,11 @@ func (s *Sampler) costedSample(ctx context.Context) (Sample, bool) {
 	return out, failed
 }
 
-// threadCPU is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
+// threadCPU is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID,
+// through x/sys/unix: the clock's number and the call differ by system).
 func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	const clockThreadCPUTime = 3
-	_, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
-	if e != 0 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
 		return 0
 	}
 	return time.Duration(ts.Nano())
