@@ -46,7 +46,13 @@ import (
 // 0.82-1.48 s) and 1.2-1.8 times at 1000, with 2 to 16 ring threads, and
 // the key load's wall at 1000 and 2000 was only level (the server spent
 // 0.3-0.5 s more per run): from 257 the netpoller keeps the load.
-// 129-255 were measured at 192 only.
+// 129-255 were measured at 160, 192 and 224 (BENCHMARKS.md, "The ring from
+// 129 to 256 clients: 160 and 224"): at 160 and 224 the key load's wall was
+// 0.73-0.79x mariadb-slap's on the ring against the netpoller's 0.79-0.95x,
+// sysbench's rows had the higher tps in 4 of 6 (rw-224 1.37x sysbench's
+// against 1.43x) at 0.5-0.7x the netpoller's CPU per transaction, and the
+// ring's p99 was the longer in three of four oltp_read_only runs, below
+// sysbench's in all.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 257
