@@ -115,10 +115,58 @@ var (
 // directory.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removeBuild()
+	os.Exit(code)
+}
+
+// removeBuild removes goslapBinary's directory, the one os.MkdirTemp made
+// for it, and nothing else; nothing when no build was made.
+func removeBuild() {
 	if builtDir != "" {
 		os.RemoveAll(builtDir)
+		builtDir = ""
 	}
-	os.Exit(code)
+}
+
+// TestRemoveBuildTouchesOnlyItsDirectory: the removal takes the build's own
+// directory and leaves a decoy beside it, and removes nothing when no build
+// was made (builtDir empty: not the working directory, not the temporary
+// directory's parent).
+func TestRemoveBuildTouchesOnlyItsDirectory(t *testing.T) {
+	saved := builtDir
+	defer func() { builtDir = saved }()
+
+	parent := t.TempDir()
+	decoy := filepath.Join(parent, "decoy")
+	if err := os.WriteFile(decoy, []byte("user data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, "capdocs-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "goslap"), []byte("binary"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	builtDir = ""
+	removeBuild()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("no build made, yet %s is gone: %v", dir, err)
+	}
+
+	builtDir = dir
+	removeBuild()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the build's directory survived: %v", err)
+	}
+	if b, err := os.ReadFile(decoy); err != nil || string(b) != "user data" {
+		t.Errorf("the decoy beside it: %q, %v", b, err)
+	}
+	removeBuild() // again: builtDir was cleared, so nothing more goes
+	if b, err := os.ReadFile(decoy); err != nil || string(b) != "user data" {
+		t.Errorf("the decoy after a second removal: %q, %v", b, err)
+	}
 }
 
 // goslapBinary builds the checkout's goslap once for the tests below.
