@@ -2,7 +2,7 @@ package mysqld
 
 import "syscall"
 
-// GroupAttr is the process attributes of a server or tool goslap starts:
+// GroupAttr returns the process attributes of a server or tool goslap starts:
 // its own process group (a Ctrl-C aimed at goslap's group does not reach
 // it before goslap has shut it down), and a parent-death signal (SIGKILL)
 // so that it does not outlive a goslap that dies without the chance to
