@@ -54,9 +54,12 @@
 // the ring path from RingFrom to below RingBelow clients or wherever
 // GOSLAP_RING=1 (ringchoice.go): a few OS threads each driving many
 // connections on io_uring (ringpath.go); other clients run their own
-// loop as a coroutine on a ring thread (ringroutine.go): TPC-C's, which
-// claim it (workload.CoroutineClient), in RoutineFrom to RoutineBelow,
-// any with GOSLAP_RING=1. All three
+// loop as a coroutine on a ring thread (ringroutine.go): TPC-C's and Lua
+// scripts', which claim it (workload.CoroutineClient), in RoutineFrom to
+// RoutineBelow, any with GOSLAP_RING=1; clients that claim its threaded
+// range too (workload.ThreadedClient: TPC-C on one warehouse) run a
+// thread per client from RoutineThreadFrom to RoutineThreadBelow-1
+// instead. All three
 // share the admission and recording of a unit (client.admit,
 // client.record, client.tolerate), so limits, warm-up, errors and
 // intervals agree.

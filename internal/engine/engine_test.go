@@ -60,10 +60,13 @@ type scripted struct {
 	// coroutine: without text, the clients claim the ring's coroutine
 	// mode (workload.CoroutineClient).
 	coroutine bool
-	begins    atomic.Int64
-	ends      atomic.Int64
-	fails     atomic.Int64 // units next failed (failing)
-	calls     atomic.Int64 // Next calls
+	// threaded: the clients claim the coroutine mode and its threaded
+	// range (workload.ThreadedClient).
+	threaded bool
+	begins   atomic.Int64
+	ends     atomic.Int64
+	fails    atomic.Int64 // units next failed (failing)
+	calls    atomic.Int64 // Next calls
 }
 
 func (w *scripted) Ops() []string                                                  { return w.ops }
@@ -80,6 +83,9 @@ func (w *scripted) Client(id int) workload.Client {
 	if w.text != nil {
 		return &textClient{scriptedClient: scriptedClient{w: w, id: id}}
 	}
+	if w.threaded {
+		return &threadedClient{coroutineClient{scriptedClient{w: w, id: id}}}
+	}
 	if w.coroutine {
 		return &coroutineClient{scriptedClient{w: w, id: id}}
 	}
@@ -90,6 +96,12 @@ func (w *scripted) Client(id int) workload.Client {
 type coroutineClient struct{ scriptedClient }
 
 func (*coroutineClient) Coroutine() bool { return true }
+
+// threadedClient is a coroutine client that claims the threaded range too
+// (workload.ThreadedClient).
+type threadedClient struct{ coroutineClient }
+
+func (*threadedClient) Threaded() bool { return true }
 
 type scriptedClient struct {
 	w     *scripted

@@ -69,7 +69,9 @@ const (
 // as it did before the ring had a default.
 //
 // kind says which default range applies: the statement ring's (RingFrom
-// to RingBelow), the coroutine mode's (RoutineFrom to RoutineBelow), or
+// to RingBelow), the coroutine mode's (RoutineFrom to RoutineBelow; for
+// ringThreadedRoutines without the threaded range, RoutineThreadFrom to
+// RoutineThreadBelow-1, which threadBelow gives a thread per client), or
 // none (ringForcedOnly: clients that do not claim the coroutine mode run
 // on the ring only when RingEnv forces it).
 func ringChosen(clients int, ringEnv string, threadsSet bool, kind ringKind) bool {
@@ -77,6 +79,11 @@ func ringChosen(clients int, ringEnv string, threadsSet bool, kind ringKind) boo
 	switch kind {
 	case ringRoutines:
 		from, below = RoutineFrom, RoutineBelow
+	case ringThreadedRoutines:
+		from, below = RoutineFrom, RoutineBelow
+		if clients >= RoutineThreadFrom && clients < RoutineThreadBelow {
+			from, below = 0, 0 // the threaded range: only RingEnv=1 puts it on the ring
+		}
 	case ringForcedOnly:
 		from, below = 0, 0
 	}
@@ -87,9 +94,10 @@ func ringChosen(clients int, ringEnv string, threadsSet bool, kind ringKind) boo
 type ringKind uint8
 
 const (
-	ringStatements ringKind = iota // every client a workload.StatementClient
-	ringRoutines                   // the others all workload.CoroutineClients (the coroutine mode)
-	ringForcedOnly                 // some client neither: the coroutine mode, only when forced
+	ringStatements       ringKind = iota // every client a workload.StatementClient
+	ringRoutines                         // the others all workload.CoroutineClients (the coroutine mode)
+	ringThreadedRoutines                 // as ringRoutines, and all workload.ThreadedClients: threaded in RoutineThreadFrom to RoutineThreadBelow-1
+	ringForcedOnly                       // some client neither: the coroutine mode, only when forced
 )
 
 // ringRule is ringChosen's rule on its inputs.
@@ -135,6 +143,49 @@ const (
 	RoutineFrom  = 4
 	RoutineBelow = 129
 )
+
+// The coroutine mode's threaded range: a load of RoutineThreadFrom to
+// RoutineThreadBelow-1 clients that all claim it too
+// (workload.ThreadedClient: TPC-C on one warehouse) runs a thread per
+// client instead of on the ring (threadBelow), unless RingEnv or a thread
+// threshold (the plan's, or mysqlconn.ThreadBelowEnv) says otherwise.
+// Measured with TPC-C on one warehouse at 4, 8, 16, 32 and 64 connections,
+// both servers, medians of 5 alternated runs against tpcc_start
+// (BENCHMARKS.md, "TPC-C on a thread per client from 8 connections"): at
+// 8, 16 and 32 the threaded path had the higher tpmC in all six
+// row-server cells (1.04-1.20x tpcc_start's against the ring's
+// 0.91-1.07x), at the lower CPU per transaction in five (0.81-1.03x
+// against 0.86-1.12x). On the ring the cores idle more: at 16 connections
+// (tuned server) perf counted 12.5-12.9 power:cpu_idle events per
+// transaction on the ring, 5.9-7.0 under tpcc_start and 2.7-3.0 threaded
+// (inter-processor interrupts 12.8-13.1, 6.4-7.8 and 2.2-2.5); each idle
+// core is woken by an interrupt, and the server's system time per
+// transaction was 586-674 us on the ring, 565-671 under tpcc_start and
+// 441-472 threaded. At 4 connections the ring's tpmC was the higher on the
+// default server (1.27x against 1.04x) and the lower on the tuned one
+// (0.99x against 1.16x), as in earlier sets it was the higher (section
+// "TPC-C from 4 connections on two rings"): 4 to 7 keep the ring. At 64
+// the threaded client's CPU per transaction was 1.42-1.44x tpcc_start's
+// (the ring's 0.94-1.07x). 33 to 63 were not measured.
+const (
+	RoutineThreadFrom  = 8
+	RoutineThreadBelow = 33
+)
+
+// threadBelow is the thread-per-client threshold a load of clients of kind
+// that is not on the ring starts with (mysqlconn.Connector.StartThreads'
+// below; -1: mysqlconn's default): planBelow where the plan sets one (0 or
+// more), and mysqlconn's default where mysqlconn.ThreadBelowEnv sets it;
+// otherwise RoutineThreadBelow for a coroutine load in the threaded range.
+func threadBelow(clients int, kind ringKind, planBelow int) int {
+	if planBelow >= 0 || kind != ringThreadedRoutines || threadBelowInEnv() {
+		return planBelow
+	}
+	if clients >= RoutineThreadFrom && clients < RoutineThreadBelow {
+		return RoutineThreadBelow
+	}
+	return -1
+}
 
 // threadBelowInEnv reports whether mysqlconn.ThreadBelowEnv sets the
 // threshold (a whole number of 0 or more, as mysqlconn reads it).

@@ -56,8 +56,19 @@ func TestRoutineRule(t *testing.T) {
 		{4, "", ringRoutines, true},
 		{6, "", ringRoutines, true},
 		{8, "", ringRoutines, true},
-		{6, "", ringStatements, false},
 		{16, "", ringRoutines, true},
+		// The threaded range of clients that claim it (threadBelow): off
+		// the ring unless forced.
+		{4, "", ringThreadedRoutines, true},
+		{7, "", ringThreadedRoutines, true},
+		{8, "", ringThreadedRoutines, false},
+		{16, "", ringThreadedRoutines, false},
+		{32, "", ringThreadedRoutines, false},
+		{16, "1", ringThreadedRoutines, true},
+		{33, "", ringThreadedRoutines, true},
+		{128, "", ringThreadedRoutines, true},
+		{129, "", ringThreadedRoutines, false},
+		{6, "", ringStatements, false},
 		{64, "", ringRoutines, true},
 		{128, "", ringRoutines, true},
 		{129, "", ringRoutines, false},
@@ -75,6 +86,39 @@ func TestRoutineRule(t *testing.T) {
 	} {
 		if got := ringChosen(tc.clients, tc.env, false, tc.kind); got != tc.want {
 			t.Errorf("%d clients of kind %d, %s=%q: ring %v, want %v", tc.clients, tc.kind, RingEnv, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestThreadBelow: a coroutine load in the threaded range starts with
+// RoutineThreadBelow as its thread threshold; a threshold the plan or
+// mysqlconn.ThreadBelowEnv sets, statement loads and coroutine loads
+// outside the range keep theirs.
+func TestThreadBelow(t *testing.T) {
+	for _, tc := range []struct {
+		clients   int
+		kind      ringKind
+		plan      int
+		threadEnv string
+		want      int
+	}{
+		{RoutineThreadFrom - 1, ringThreadedRoutines, -1, "", -1},
+		{RoutineThreadFrom, ringThreadedRoutines, -1, "", RoutineThreadBelow},
+		{RoutineThreadBelow - 1, ringThreadedRoutines, -1, "", RoutineThreadBelow},
+		{RoutineThreadBelow, ringThreadedRoutines, -1, "", -1},
+		{16, ringRoutines, -1, "", -1},
+		{16, ringStatements, -1, "", -1},
+		{16, ringForcedOnly, -1, "", -1},
+		{16, ringThreadedRoutines, 4, "", 4},
+		{16, ringThreadedRoutines, 0, "", 0},
+		{16, ringThreadedRoutines, -1, "0", -1},
+		{16, ringThreadedRoutines, -1, "100000", -1},
+		{16, ringThreadedRoutines, -1, "many", RoutineThreadBelow},
+	} {
+		t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
+		if got := threadBelow(tc.clients, tc.kind, tc.plan); got != tc.want {
+			t.Errorf("threadBelow(%d clients, kind %d, plan %d) with %s=%q = %d, want %d",
+				tc.clients, tc.kind, tc.plan, mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
 		}
 	}
 }

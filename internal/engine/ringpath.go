@@ -148,7 +148,11 @@ func (r *run) ringWanted() (wanted bool, kind ringKind) {
 		return false, 0
 	}
 	kind = ringStatements
+	threaded := true // every client claims the threaded range (workload.ThreadedClient)
 	for i := range r.clients {
+		if tc, ok := r.clients[i].wc.(workload.ThreadedClient); !ok || !tc.Threaded() {
+			threaded = false
+		}
 		if _, ok := r.clients[i].wc.(workload.StatementClient); ok {
 			continue
 		}
@@ -159,6 +163,9 @@ func (r *run) ringWanted() (wanted bool, kind ringKind) {
 			kind = ringForcedOnly
 			break
 		}
+	}
+	if kind == ringRoutines && threaded {
+		kind = ringThreadedRoutines
 	}
 	return ringChosen(len(r.clients), os.Getenv(RingEnv), r.p.ThreadPerClientBelow != nil, kind), kind
 }

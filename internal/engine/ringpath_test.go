@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -283,6 +284,66 @@ func TestRoutineDefaultRange(t *testing.T) {
 			checkTotals(t, b)
 			if got := routineArrivals.Load() - before; (got == int64(tc.clients)) != tc.want || (got != 0) != tc.want {
 				t.Errorf("%d of %d clients ran as coroutines; want all: %v", got, tc.clients, tc.want)
+			}
+		})
+	}
+}
+
+// TestRoutineThreadedRange: clients that claim the coroutine mode and its
+// threaded range (workload.ThreadedClient) run a thread per client
+// (GOMAXPROCS raised to their count + 1 for the load) in RoutineThreadFrom
+// to RoutineThreadBelow-1, as coroutines on the ring on either side of it,
+// and on the netpoller (GOMAXPROCS as it was) where
+// mysqlconn.ThreadBelowEnv says so; clients that claim the coroutine mode
+// only stay on the ring.
+func TestRoutineThreadedRange(t *testing.T) {
+	if !ringUsable() {
+		t.Skip("io_uring unavailable here")
+	}
+	for _, tc := range []struct {
+		name      string
+		threaded  bool
+		clients   int
+		threadEnv string
+		want      string // "ring", "threaded" or "netpoller"
+	}{
+		{"below the range", true, RoutineThreadFrom - 1, "", "ring"},
+		{"from", true, RoutineThreadFrom, "", "threaded"},
+		{"last", true, RoutineThreadBelow - 1, "", "threaded"},
+		{"above the range", true, RoutineThreadBelow, "", "ring"},
+		{"threshold in the environment", true, RoutineThreadFrom, "0", "netpoller"},
+		{"not claimed", false, RoutineThreadFrom, "", "ring"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(RingEnv, "")
+			t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			var during atomic.Int64
+			w := &scripted{coroutine: true, threaded: tc.threaded, begin: func(int, *mysqlconn.Conn) error {
+				during.Store(int64(runtime.GOMAXPROCS(0)))
+				return nil
+			}}
+			p, _ := fakePlan(t, w, tc.clients, nil, mysqlfake.Options{})
+			p.PerClientEvents = func(int) uint64 { return 5 }
+			before := routineArrivals.Load()
+			b, err := Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTotals(t, b)
+			got := "netpoller"
+			switch {
+			case routineArrivals.Load()-before == int64(tc.clients):
+				got = "ring"
+			case routineArrivals.Load() != before:
+				got = fmt.Sprintf("%d of %d clients on the ring", routineArrivals.Load()-before, tc.clients)
+			case during.Load() > int64(tc.clients):
+				got = "threaded"
+			case during.Load() != 1:
+				got = fmt.Sprintf("GOMAXPROCS %d", during.Load())
+			}
+			if got != tc.want {
+				t.Errorf("%d coroutine clients, %s=%q: %s, want %s", tc.clients, mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
 			}
 		})
 	}

@@ -139,6 +139,8 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		below = 0
 		// After every client's goroutine: the last leaves the rings.
 		defer r.ringsDone.Wait()
+	} else {
+		below = threadBelow(p.Clients, kind, below)
 	}
 	r.threads = p.Connector.StartThreads(p.Clients, below)
 	defer r.threads.Stop()

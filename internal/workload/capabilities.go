@@ -71,6 +71,22 @@ type CoroutineClient interface {
 	Coroutine() bool
 }
 
+// ThreadedClient is the capability of a CoroutineClient whose load the
+// engine runs a thread per client instead of in the coroutine mode in its
+// threaded range (engine.RoutineThreadFrom to engine.RoutineThreadBelow-1
+// clients), when Threaded is true. Measured for TPC-C on one warehouse
+// (BENCHMARKS.md, "TPC-C on a thread per client from 8 connections"),
+// whose transactions mostly wait on each other's row locks: on the ring
+// the cores idle between them. sysbench's Lua scripts do not claim it:
+// threaded, their client CPU per transaction was 1.14-1.40x the ring's
+// (oltp_read_only at 16 and 32 threads, default server).
+type ThreadedClient interface {
+	CoroutineClient
+	// Threaded is true when the client's load runs a thread per client in
+	// the engine's threaded range.
+	Threaded() bool
+}
+
 // Reply is the outcome of one statement the engine sent for a
 // StatementClient: Err nil (Rows result rows, Affected the OK's affected
 // rows), the server's *mysql.MySQLError, or a connection error worded as

@@ -197,12 +197,25 @@ func newClient(l *load, id int) *client {
 	}
 }
 
-// Begin sets tpcc-mysql's session (autocommit off) and prepares every
-// statement once for this connection.
 // Coroutine: a TPC-C client may run as a coroutine on the engine's ring
-// thread (workload.CoroutineClient): measured at 8 to 64 connections.
+// thread (workload.CoroutineClient): measured at 4 to 64 connections.
 func (c *client) Coroutine() bool { return true }
 
+// Threaded: in the engine's threaded range a TPC-C load on one warehouse
+// runs a thread per client instead (workload.ThreadedClient). There every
+// Payment updates the one warehouse row and every New-Order one of its ten
+// district rows, so most connections wait for a row lock at any moment
+// (InnoDB: about 0.64 lock waits per transaction at 16 connections), and
+// on 2 cores at 8, 16 and 32 connections the threaded path had the higher
+// tpmC on both servers. On 4 warehouses, at 16 and 32 connections, the
+// ring's tpmC was level or higher at 0.7-0.8x the threaded client's CPU
+// per transaction, so more warehouses keep the ring (2 and 3 were not
+// measured). BENCHMARKS.md, "TPC-C on a thread per client from 8
+// connections".
+func (c *client) Threaded() bool { return c.l.warehouses == 1 }
+
+// Begin sets tpcc-mysql's session (autocommit off) and prepares every
+// statement once for this connection.
 func (c *client) Begin(conn *mysqlconn.Conn) error {
 	if old, ok := c.ex.(*connExecutor); ok {
 		old.close()

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/goslap/goslap/internal/workload"
 )
 
 // recorder is an executor that records each statement with its arguments
@@ -514,6 +516,32 @@ func TestClientMix(t *testing.T) {
 			if tol := want * 0.1; float64(n) < want-tol || float64(n) > want+tol {
 				t.Errorf("client %d %s: %d, want %.0f ± 10 %%", c, OpNames[op], n, want)
 			}
+		}
+	}
+}
+
+// TestThreadedClaim: a TPC-C load claims the engine's threaded range
+// (workload.ThreadedClient) on one warehouse only, where it was measured
+// to gain; on more warehouses it keeps the coroutine mode.
+func TestThreadedClaim(t *testing.T) {
+	for _, tc := range []struct {
+		warehouses int
+		want       bool
+	}{
+		{1, true},
+		{2, false},
+		{4, false},
+		{100, false},
+	} {
+		c, ok := newLoad(tc.warehouses, 1).Client(0).(workload.ThreadedClient)
+		if !ok {
+			t.Fatal("a TPC-C client is not a workload.ThreadedClient")
+		}
+		if !c.Coroutine() {
+			t.Errorf("%d warehouses: the client does not claim the coroutine mode", tc.warehouses)
+		}
+		if got := c.Threaded(); got != tc.want {
+			t.Errorf("%d warehouses: Threaded() = %v, want %v", tc.warehouses, got, tc.want)
 		}
 	}
 }
