@@ -78,7 +78,7 @@ type CoroutineClient interface {
 // (BENCHMARKS.md, "TPC-C on a thread per client from 8 connections"),
 // whose transactions mostly wait on each other's row locks: on the ring
 // the cores idle between them. sysbench's Lua scripts do not claim it:
-// threaded, their client CPU per transaction was 1.14-1.40x the ring's
+// threaded, their client CPU per transaction was 1.14-1.41x the ring's
 // (oltp_read_only at 16 and 32 threads, default server).
 type ThreadedClient interface {
 	CoroutineClient
