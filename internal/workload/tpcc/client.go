@@ -208,7 +208,7 @@ func (c *client) Coroutine() bool { return true }
 // (InnoDB: about 0.64 lock waits per transaction at 16 connections), and
 // on 2 cores at 8, 16 and 32 connections the threaded path had the higher
 // tpmC on both servers. On 4 warehouses, at 16 and 32 connections, the
-// ring's tpmC was level or higher at 0.7-0.8x the threaded client's CPU
+// ring's tpmC was level or higher at 0.66-0.85x the threaded client's CPU
 // per transaction, so more warehouses keep the ring (2 and 3 were not
 // measured). BENCHMARKS.md, "TPC-C on a thread per client from 8
 // connections".
