@@ -38,7 +38,7 @@ type pollFd struct {
 //
 // One client alone waited in a blocking read(2) until 2026-12-06: measured
 // on 2026-12-05, the poll cost it tps and CPU. Measured again with today's
-// path (the poll before the first recv, the preemption signal blocked),
+// path (the poll before the first recv, the preemption signal blocked then),
 // the read's spurious wake-ups cost one client more CPU per transaction
 // than the poll's extra system call: 7-34 % more in 7 of 8 row-server
 // cells (oltp_point_select, oltp_read_only, oltp_read_write, the key load;

@@ -41,15 +41,36 @@ func defaultThreadBelow() int {
 
 // Threads is one load's choice of client path.
 //
-// Below the threshold every client runs on its own locked OS thread and
-// its connections become blocking sockets, out of the runtime's epoll set
-// (socket.block), read and written with raw read(2)/write(2)
-// (syscall.RawSyscall): the runtime never enters its syscall state, so the
-// P is never handed off, no netpoller wake-up sits between a reply and the
-// client, and the client's thread sleeps in the kernel as a C client's
-// does. GOMAXPROCS is raised to the threaded
+// Below the threshold every client's goroutine keeps an OS thread and a P
+// to itself, and its connections become blocking sockets, out of the
+// runtime's epoll set (socket.block), read and written with raw
+// read(2)/write(2) (syscall.RawSyscall): the runtime never enters its
+// syscall state, so the P is never handed off, no netpoller wake-up sits
+// between a reply and the client, and the client's thread sleeps in the
+// kernel as a C client's does. GOMAXPROCS is raised to the threaded
 // clients + 1 for the load (the one spare P runs the main goroutine,
 // signals and timers), since a client blocked in a raw read keeps its P.
+//
+// The goroutine is not locked to its thread (runtime.LockOSThread), though
+// it stays there while it runs. Why: sysmon takes any goroutine that has
+// run 10 ms without a reschedule off its P at its next function call, and
+// a client that never parks is one every 10 ms. A locked goroutine's yield
+// is a hand-off through two threads (its thread gives the P to an idle M,
+// which finds the goroutine locked and wakes its thread again: perf, 1066
+// such wake-ups in 2 s at 8 oltp_read_only clients), and with those
+// hand-offs the server's replies woke clients on the other core and
+// preempted what ran there 2.3 times per transaction, against 0.3 with
+// the idle Ms pinned to a core. An unlocked goroutine's yield puts it back
+// on the run queue, and its own thread (or another with a free P) picks it
+// up again, with no hand-off. At 8 threads unlocked against locked,
+// alternated 20-second runs: oltp_read_only 3025-3156 tps against
+// 2702-2789 (sysbench 2953-3187), oltp_point_select at 1 thread
+// 15.7-16.2k against 13.2-13.9k (sysbench 12.5-13.0k) (BENCHMARKS.md,
+// "The threaded client unlocked from its thread"). Without the lock, a
+// per-thread signal mask cannot follow the goroutine, so the runtime's
+// preemption signal is no longer blocked (it was, from 2026-12-05, to
+// spare a locked goroutine those hand-offs): it ends a wait in poll(2)
+// with EINTR, and the client yields (readwait.go), which is now cheap.
 //
 // At and above the threshold, with compression or driver time-outs, the
 // load keeps the netpoller path (non-blocking sockets, goroutines parked in
@@ -105,14 +126,11 @@ func (t *Threads) Stop() {
 }
 
 // Enter starts a client of the load on the calling goroutine: on the
-// threaded path it locks the goroutine to its OS thread, blocks the
-// runtime's preemption signal on that thread (blockPreemptSignal), and
-// connections opened through slot become blocking. Call Leave when the
+// threaded path, connections opened through slot become blocking (the
+// goroutine is not locked to its thread: see Threads). Call Leave when the
 // client ends.
 func (t *Threads) Enter(slot *Slot) {
 	if t.Threaded() {
-		runtime.LockOSThread()
-		blockPreemptSignal(true)
 		slot.blocking = true
 	}
 }
@@ -121,8 +139,6 @@ func (t *Threads) Enter(slot *Slot) {
 func (t *Threads) Leave(slot *Slot) {
 	if t.Threaded() {
 		slot.blocking = false
-		blockPreemptSignal(false)
-		runtime.UnlockOSThread()
 	}
 }
 

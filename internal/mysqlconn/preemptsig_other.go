@@ -1,6 +1,0 @@
-//go:build !linux
-
-package mysqlconn
-
-// blockPreemptSignal is a Linux measure (preemptsig_linux.go).
-func blockPreemptSignal(bool) {}
