@@ -51,8 +51,8 @@ func defaultThreadBelow() int {
 // clients + 1 for the load (the one spare P runs the main goroutine,
 // signals and timers), since a client blocked in a raw read keeps its P.
 //
-// The goroutine is not locked to its thread (runtime.LockOSThread), though
-// it stays there while it runs. Why: sysmon takes any goroutine that has
+// One client alone is not locked to its thread (runtime.LockOSThread),
+// though it stays there while it runs. Why: sysmon takes any goroutine that has
 // run 10 ms without a reschedule off its P at its next function call, and
 // a client that never parks is one every 10 ms. A locked goroutine's yield
 // is a hand-off through two threads (its thread gives the P to an idle M,
@@ -68,9 +68,21 @@ func defaultThreadBelow() int {
 // 15.7-16.2k against 13.2-13.9k (sysbench 12.5-13.0k) (BENCHMARKS.md,
 // "The threaded client unlocked from its thread"). Without the lock, a
 // per-thread signal mask cannot follow the goroutine, so the runtime's
-// preemption signal is no longer blocked (it was, from 2026-12-05, to
-// spare a locked goroutine those hand-offs): it ends a wait in poll(2)
-// with EINTR, and the client yields (readwait.go), which is now cheap.
+// preemption signal is not blocked: it ends a wait in poll(2) with EINTR,
+// and the client yields (readwait.go), which is now cheap.
+//
+// That holds for one client alone. A load of two or more threaded clients
+// keeps its goroutines locked to their threads, with the preemption signal
+// blocked on them (blockPreemptSignal), as before: there unlocked was the
+// lower, measured against locked on both servers, medians of 5 alternated
+// runs (BENCHMARKS.md, "The threaded client unlocked from its thread"):
+// at 4 threads sysbench's rows had 0.95-1.10x sysbench's tps unlocked
+// against 0.98-1.18x locked (5 of 6 row-server cells lower), TPC-C at 16
+// connections 1.04x and 0.97x tpcc_start's tpmC against 1.14x and 1.12x.
+// At 1 thread unlocked was the higher in all six: oltp_point_select 1.29x
+// and 1.20x against 0.98x and 1.04x. Why the lock costs one client and
+// helps several was not established; 2, 3, 5 and 6 clients were not
+// measured.
 //
 // At and above the threshold, with compression or driver time-outs, the
 // load keeps the netpoller path (non-blocking sockets, goroutines parked in
@@ -96,6 +108,7 @@ func defaultThreadBelow() int {
 // socket's system calls differ. A nil *Threads is the netpoller path.
 type Threads struct {
 	on      bool
+	locked  bool // clients locked to their threads, preemption signal blocked
 	clients int
 }
 
@@ -107,6 +120,7 @@ func (c *Connector) StartThreads(clients, below int) *Threads {
 		below = defaultThreadBelow()
 	}
 	t := &Threads{on: c.blockingOK && clients < below, clients: clients}
+	t.locked = t.on && clients > 1
 	if t.on {
 		procs.add(clients)
 	}
@@ -126,11 +140,16 @@ func (t *Threads) Stop() {
 }
 
 // Enter starts a client of the load on the calling goroutine: on the
-// threaded path, connections opened through slot become blocking (the
-// goroutine is not locked to its thread: see Threads). Call Leave when the
-// client ends.
+// threaded path, connections opened through slot become blocking, and in
+// a load of two or more clients the goroutine is locked to its OS thread
+// and the runtime's preemption signal blocked on that thread
+// (blockPreemptSignal). Call Leave when the client ends.
 func (t *Threads) Enter(slot *Slot) {
 	if t.Threaded() {
+		if t.locked {
+			runtime.LockOSThread()
+			blockPreemptSignal(true)
+		}
 		slot.blocking = true
 	}
 }
@@ -139,6 +158,10 @@ func (t *Threads) Enter(slot *Slot) {
 func (t *Threads) Leave(slot *Slot) {
 	if t.Threaded() {
 		slot.blocking = false
+		if t.locked {
+			blockPreemptSignal(false)
+			runtime.UnlockOSThread()
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // threadBlocks reports whether the calling thread blocks signal sig
@@ -30,33 +32,57 @@ func threadBlocks(t *testing.T, sig syscall.Signal) bool {
 	return false
 }
 
-// TestThreadedClientKeepsPreemptSignal: Enter leaves the thread's signal
-// mask alone on both paths. A threaded client's goroutine is not locked to
-// its thread (Threads), so a mask set on one thread would stay with a
-// thread the runtime then gives other goroutines: the runtime's preemption
-// signal (SIGURG) blocked there, one pending signal never delivered.
-func TestThreadedClientKeepsPreemptSignal(t *testing.T) {
-	for _, threaded := range []bool{true, false} {
-		th := &Threads{on: threaded, clients: 1}
-		var in bool
+// TestThreadedClientPreemptSignal: Enter blocks the runtime's preemption
+// signal only in a threaded load of two or more clients (locked to their
+// threads), and only between Enter and Leave. One client alone is not
+// locked (Threads) and may change threads, so a mask set on one thread
+// would stay with a thread the runtime then gives other goroutines: the
+// signal blocked there, one pending signal never delivered.
+func TestThreadedClientPreemptSignal(t *testing.T) {
+	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		clients  int
+		threaded bool
+		want     bool
+	}{
+		{"one threaded client", 1, true, false},
+		{"two threaded clients", 2, true, true},
+		{"six threaded clients", 6, true, true},
+		{"netpoller, one client", 1, false, false},
+		{"netpoller, two clients", 2, false, false},
+	} {
+		below := 0
+		if tc.threaded {
+			below = 64
+		}
+		th := plain.StartThreads(tc.clients, below)
+		var before, in, after bool
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			// The test's own lock keeps the goroutine on one thread, so
-			// the mask read is the thread Enter ran on.
+			// The test's own lock keeps the goroutine on one thread
+			// throughout, so every read is of the thread Enter ran on.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			before = threadBlocks(t, syscall.SIGURG)
 			var slot Slot
 			th.Enter(&slot)
 			in = threadBlocks(t, syscall.SIGURG)
-			if slot.blocking != threaded {
-				t.Errorf("threaded %v: the slot's connections blocking: %v", threaded, slot.blocking)
+			if slot.blocking != tc.threaded {
+				t.Errorf("%s: the slot's connections blocking: %v", tc.name, slot.blocking)
 			}
 			th.Leave(&slot)
+			after = threadBlocks(t, syscall.SIGURG)
 		}()
 		<-done
-		if in {
-			t.Errorf("threaded %v: the preemption signal is blocked between Enter and Leave", threaded)
+		th.Stop()
+		if before || in != tc.want || after {
+			t.Errorf("%s: preemption signal blocked before Enter %v, inside %v (want %v), after Leave %v",
+				tc.name, before, in, tc.want, after)
 		}
 	}
 }
