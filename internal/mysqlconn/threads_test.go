@@ -258,14 +258,22 @@ func TestSlotBreakWakesRead(t *testing.T) {
 	}
 }
 
+// plainConnector is a connector the threaded path serves, for tests that
+// never dial (its socket does not exist).
+func plainConnector(t *testing.T) *Connector {
+	t.Helper()
+	c, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestEnterBlocking: a threaded load's clients get blocking sockets, one
 // client alone as well, and Leave clears it (the slot may serve a
 // netpoller load next).
 func TestEnterBlocking(t *testing.T) {
-	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := plainConnector(t)
 	for _, tt := range []struct {
 		clients  int
 		blocking bool
@@ -289,10 +297,7 @@ func TestEnterBlocking(t *testing.T) {
 // last one stops, and configurations the threaded path does not serve
 // (TLS, compression, driver time-outs) keep the netpoller path.
 func TestStartThreads(t *testing.T) {
-	plain, err := NewConnector(&mysql.Config{Net: "unix", Addr: "/nonexistent"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := plainConnector(t)
 	base := runtime.GOMAXPROCS(0)
 	for _, tt := range []struct {
 		clients, below int
