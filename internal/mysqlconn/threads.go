@@ -79,8 +79,8 @@ func defaultThreadBelow() int {
 // at 4 threads sysbench's rows had 0.95-1.10x sysbench's tps unlocked
 // against 0.98-1.18x locked (5 of 6 row-server cells lower), TPC-C at 16
 // connections 1.04x and 0.97x tpcc_start's tpmC against 1.14x and 1.12x.
-// At 1 thread unlocked was the higher in all six: oltp_point_select 1.29x
-// and 1.20x against 0.98x and 1.04x. Why the lock costs one client and
+// At 1 thread unlocked had the higher tps in 5 of 6 cells and was level
+// in the sixth: oltp_point_select 1.29x and 1.20x against 0.98x and 1.04x. Why the lock costs one client and
 // helps several was not established; 2, 3, 5 and 6 clients were not
 // measured.
 //
