@@ -52,19 +52,19 @@ func defaultThreadBelow() int {
 // signals and timers), since a client blocked in a raw read keeps its P.
 //
 // One client alone is not locked to its thread (runtime.LockOSThread),
-// though it stays there while it runs. Why: sysmon takes any goroutine that has
-// run 10 ms without a reschedule off its P at its next function call, and
-// a client that never parks is one every 10 ms. A locked goroutine's yield
-// is a hand-off through two threads (its thread gives the P to an idle M,
-// which finds the goroutine locked and wakes its thread again: perf, 1066
-// such wake-ups in 2 s at 8 oltp_read_only clients), and with those
-// hand-offs the server's replies woke clients on the other core and
-// preempted what ran there 2.3 times per transaction, against 0.3 with
-// the idle Ms pinned to a core. An unlocked goroutine's yield puts it back
-// on the run queue, and its own thread (or another with a free P) picks it
-// up again, with no hand-off. At 8 threads unlocked against locked,
-// alternated 20-second runs: oltp_read_only 3025-3156 tps against
-// 2702-2789 (sysbench 2953-3187), oltp_point_select at 1 thread
+// though it stays there while it runs. Why: sysmon takes any goroutine
+// that has run 10 ms without a reschedule off its P at its next function
+// call, and a client that never parks is one every 10 ms. A locked
+// goroutine's yield is a hand-off through two threads (its thread gives
+// the P to an idle M, which finds the goroutine locked and wakes its
+// thread again: perf, 1083 such wake-ups in 2 s at 8 oltp_read_only
+// clients), and with those hand-offs the server's replies woke clients on
+// the other core and preempted what ran there 2.3 times per transaction,
+// against 0.3 with the idle Ms pinned to a core. An unlocked goroutine's
+// yield puts it back on the run queue, and its own thread (or another with
+// a free P) picks it up again, with no hand-off. Unlocked against locked,
+// alternated 20-second runs: oltp_read_only at 8 threads 3025-3156 tps
+// against 2702-2789 (sysbench 2953-3187), oltp_point_select at 1 thread
 // 15.7-16.2k against 13.2-13.9k (sysbench 12.5-13.0k) (BENCHMARKS.md,
 // "The threaded client unlocked from its thread"). Without the lock, a
 // per-thread signal mask cannot follow the goroutine, so the runtime's
@@ -75,14 +75,13 @@ func defaultThreadBelow() int {
 // keeps its goroutines locked to their threads, with the preemption signal
 // blocked on them (blockPreemptSignal), as before: there unlocked was the
 // lower, measured against locked on both servers, medians of 5 alternated
-// runs (BENCHMARKS.md, "The threaded client unlocked from its thread"):
-// at 4 threads sysbench's rows had 0.95-1.10x sysbench's tps unlocked
-// against 0.98-1.18x locked (5 of 6 row-server cells lower), TPC-C at 16
-// connections 1.04x and 0.97x tpcc_start's tpmC against 1.14x and 1.12x.
-// At 1 thread unlocked had the higher tps in 5 of 6 cells and was level
-// in the sixth: oltp_point_select 1.29x and 1.20x against 0.98x and 1.04x. Why the lock costs one client and
-// helps several was not established; 2, 3, 5 and 6 clients were not
-// measured.
+// runs (same section): at 4 threads sysbench's rows had 0.95-1.10x
+// sysbench's tps unlocked against 0.98-1.18x locked (5 of 6 row-server
+// cells lower), TPC-C at 16 connections 1.04x and 0.97x tpcc_start's tpmC
+// against 1.14x and 1.12x. At 1 thread unlocked had the higher tps in 5 of
+// 6 cells and was level in the sixth: oltp_point_select 1.29x and 1.20x
+// against 0.98x and 1.04x. Why the lock costs one client and helps several
+// was not established; 2, 3, 5 and 6 clients were not measured.
 //
 // At and above the threshold, with compression or driver time-outs, the
 // load keeps the netpoller path (non-blocking sockets, goroutines parked in
