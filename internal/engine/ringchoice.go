@@ -53,6 +53,16 @@ import (
 // against 1.43x) at 0.5-0.7x the netpoller's CPU per transaction, and the
 // ring's p99 was the longer in three of four oltp_read_only runs, below
 // sysbench's in all.
+//
+// Statement loads of 7 and 8 clients on a thread per client, every client
+// unlocked from its thread, against the ring (BENCHMARKS.md, "Statement
+// loads of 7 and 8 clients threaded and unlocked"; medians of 5 and 7
+// alternated runs): oltp_read_only at 8 threads gained (1.03x and 1.01x
+// sysbench's tps against 0.95x and 0.91x, default and tuned server), but
+// oltp_point_select on the tuned server lost (0.96x against 1.03x) and
+// mysqlslap's key load at 8 clients spent 0.89-0.91x mariadb-slap's CPU
+// against 0.66-0.73x (its statements go through the driver): the ring
+// keeps them.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 257
