@@ -233,8 +233,15 @@ func (c *Connector) Connect(slot *Slot) (*Conn, error) {
 // packets without parsing them and discards every further result set,
 // returning the first error. Query would build column metadata (names as
 // Go strings) and a rows object for each statement only for us to throw
-// them away: 6 allocations per key SELECT against Exec's one.
+// them away: 6 allocations per key SELECT against Exec's one. On a plain
+// connection the lean text path (leantext.go) does the same without the
+// driver.
 func (c *Conn) Exec(stmt string) error {
+	if c.sock.leanOK {
+		if err := c.leanText(stmt); err != errNoLean {
+			return connectionFailure(err, c.sock)
+		}
+	}
 	_, err := c.execer.Exec(stmt, nil)
 	if err != nil {
 		return connectionFailure(err, c.sock)

@@ -151,9 +151,17 @@ const (
 	leanInts                    // the first column of every row, into leanIO.ints
 )
 
-// leanReadBuf is the first size of the reply buffer, libmariadb's
-// net_buffer_length as the socket's read-ahead.
-const leanReadBuf = 16 << 10
+// leanReadBuf is the reply buffer's size once a reply outgrew its first,
+// leanFirstReadBuf: libmariadb's net_buffer_length, as the socket's
+// read-ahead, so that a result of 14 KB (sysbench's range SELECTs) takes
+// one read. The first is small because most connections never see such a
+// reply (a key SELECT's is a few hundred bytes, an OK packet a dozen) and
+// every connection has one: 19000 clients hold 19000 (BENCHMARKS.md,
+// "19000 clients"; issue 28's 20 KB per client).
+const (
+	leanReadBuf      = 16 << 10
+	leanFirstReadBuf = 1 << 10
+)
 
 // errNoLean is leanExec declining an execute: the driver's path takes it.
 var errNoLean = errors.New("mysqlconn: not for the lean path")
@@ -281,7 +289,7 @@ func appendLenenc(b []byte, n uint64) []byte {
 // leanIO returns the socket's lean-path state, made at first use.
 func (t *socket) leanIO() *leanIO {
 	if t.lean == nil {
-		t.lean = &leanIO{wbuf: make([]byte, 0, 256), rbuf: make([]byte, leanReadBuf)}
+		t.lean = &leanIO{wbuf: make([]byte, 0, 256), rbuf: make([]byte, leanFirstReadBuf)}
 	}
 	return t.lean
 }
@@ -395,8 +403,15 @@ func (l *leanIO) fill(t *socket, need int) error {
 		return nil
 	}
 	if len(l.rbuf)-l.r < need {
-		if need > len(l.rbuf) {
-			nb := make([]byte, need+leanReadBuf)
+		size := 0 // the same buffer, its unread bytes moved to its start
+		switch {
+		case need > len(l.rbuf):
+			size = need + leanReadBuf
+		case len(l.rbuf) < leanReadBuf: // a reply outgrew the first buffer
+			size = leanReadBuf
+		}
+		if size > 0 {
+			nb := make([]byte, size)
 			copy(nb, l.rbuf[l.r:l.w])
 			l.rbuf = nb
 		} else {
