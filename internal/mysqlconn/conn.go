@@ -488,8 +488,17 @@ func (s *Stmt) Drain(args []driver.NamedValue) error {
 // Close deallocates the statement on the server.
 func (s *Stmt) Close() error { return s.st.Close() }
 
-// ExecResult is Exec on the text protocol returning the rows changed.
+// ExecResult is Exec on the text protocol returning the rows changed (the
+// last result's, 0 for a result set, as the driver counts them).
 func (c *Conn) ExecResult(stmt string) (int64, error) {
+	if c.sock.leanOK {
+		if err := c.leanText(stmt); err != errNoLean {
+			if err != nil {
+				return 0, connectionFailure(err, c.sock)
+			}
+			return c.sock.lean.affected, nil
+		}
+	}
 	res, err := c.execer.Exec(stmt, nil)
 	if err != nil {
 		return 0, connectionFailure(err, c.sock)

@@ -4,16 +4,18 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// The lean text path: Conn.Exec's COM_QUERY is written here into the
-// connection's lean buffer and its reply read and discarded here, as the
-// lean execute path does for prepared statements (lean.go), without the
-// driver's exec: its result bookkeeping (an allocation per statement), its
-// packet reader taking every read through socket.Read. The driver still
-// sat on the hot path of every text statement outside the ring's own
-// statement loop: mysqlslap's queries at 1 to 6 clients (a thread per
-// client) and from 257 (the netpoller), TPC-C's COMMIT and ROLLBACK, a Lua
-// script's con:query, the coroutine mode's text statements. Measured
-// against the driver's path (BENCHMARKS.md, "Text statements without the
+// The lean text path: Conn.Exec's and Conn.ExecResult's COM_QUERY is
+// written here into the connection's lean buffer and its reply read and
+// discarded here, as the lean execute path does for prepared statements
+// (lean.go), without the driver's exec: its result bookkeeping (an
+// allocation per statement), its packet reader taking every read through
+// socket.Read. The driver still sat on the hot path of every text
+// statement outside the ring's own statement loop: mysqlslap's queries at
+// 1 to 6 clients (a thread per client) and from 257 (the netpoller),
+// TPC-C's COMMIT and ROLLBACK, sysbench's OLTP without prepared statements
+// (--db-ps-mode=disable), a Lua script's con:query of a statement that
+// returns no rows, the coroutine mode's text statements. Measured against
+// the driver's path (BENCHMARKS.md, "Text statements without the
 // driver"): mysqlslap's key load at 1000 clients spent up to a tenth less
 // client CPU (0-10 % in seven server-set cells, 3 % in eight pairs of one
 // binary with and without this path), at 512 as much, at 1 and 4 clients
@@ -102,7 +104,8 @@ func leanTextFail(t *socket, err error) error {
 // discardText reads a text statement's reply up to its end: results until
 // one without SERVER_MORE_RESULTS_EXISTS (a CALL's or a multi-statement's
 // several), or the first ERR. A result set's column definitions and rows
-// are skipped unparsed.
+// are skipped unparsed. l.affected is then the last result's affected rows
+// (0 for a result set), what the driver's RowsAffected gives.
 func (l *leanIO) discardText(t *socket) error {
 	for {
 		p, err := l.packet(t)
@@ -111,10 +114,11 @@ func (l *leanIO) discardText(t *socket) error {
 		}
 		switch p[0] {
 		case iOK:
-			st, _, ok := endStatus(p, false)
+			st, a, ok := endStatus(p, false)
 			if !ok {
 				return mysql.ErrMalformPkt
 			}
+			l.affected = int64(a)
 			if st&statusMoreResultsExists == 0 {
 				return nil
 			}
@@ -125,6 +129,7 @@ func (l *leanIO) discardText(t *socket) error {
 			// Not for a statement mayReadLocalFile let through.
 			return mysql.ErrMalformPkt
 		}
+		l.affected = 0 // a result set's, as the driver counts it
 		ncols, _, w := lenencInt(p)
 		if w == 0 || ncols == 0 || ncols > 1<<16 {
 			return mysql.ErrMalformPkt

@@ -2,6 +2,7 @@ package mysqlconn
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -65,6 +66,7 @@ func TestLeanTextMatchesDriver(t *testing.T) {
 				return []struct{ name, sql string }{
 					{"create", "CREATE OR REPLACE TABLE " + tbl + " (id INT PRIMARY KEY, v VARCHAR(100))"},
 					{"insert", "INSERT INTO " + tbl + " VALUES (1, 'one'), (2, 'two'), (3, NULL)"},
+					{"rows after a write", "SELECT id FROM " + tbl},
 					{"duplicate key", "INSERT INTO " + tbl + " VALUES (1, 'again')"},
 					{"update", "UPDATE " + tbl + " SET v = CONCAT(v, '') WHERE id > 0"},
 					{"select rows", "SELECT * FROM " + tbl + " ORDER BY id"},
@@ -84,12 +86,33 @@ func TestLeanTextMatchesDriver(t *testing.T) {
 					{"over max_allowed_packet", "SELECT '" + strings.Repeat("a", 2<<20) + "'"},
 				}
 			}
-			tests, drvTests := statements("_lean"), statements("_driver")
+			// The statements once through Exec, once through ExecResult
+			// (with its count), each time on tables of their own; the
+			// statement that ends the connection only at the end.
+			var tests, drvTests []struct{ name, sql string }
+			var counted []bool
+			for _, method := range []string{"_exec", "_result"} {
+				l, d := statements("_lean"+method), statements("_driver"+method)
+				if method == "_exec" {
+					l, d = l[:len(l)-1], d[:len(d)-1]
+				}
+				tests, drvTests = append(tests, l...), append(drvTests, d...)
+				for range l {
+					counted = append(counted, method == "_result")
+				}
+			}
+			run := func(conn *Conn, sql string, count bool) string {
+				if !count {
+					return errText(conn.Exec(sql))
+				}
+				n, err := conn.ExecResult(sql)
+				return fmt.Sprintf("%d %s", n, errText(err))
+			}
 			for i, tc := range tests {
-				want := errText(drv.Exec(drvTests[i].sql))
-				got := errText(lean.Exec(tc.sql))
+				want := run(drv, drvTests[i].sql, counted[i])
+				got := run(lean, tc.sql, counted[i])
 				if got != want {
-					t.Errorf("%s: lean path %s, driver %s", tc.name, got, want)
+					t.Errorf("%s (counted %v): lean path %s, driver %s", tc.name, counted[i], got, want)
 				}
 				for _, conn := range []*Conn{lean, drv} {
 					if tc.name == "over max_allowed_packet" {
