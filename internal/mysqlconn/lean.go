@@ -569,6 +569,35 @@ func (s *Stmt) leanFail(err error) error {
 	return err
 }
 
+// resultStart reads a result's first packet p, of an execute's reply or a
+// text statement's: an OK packet (its status and affected rows into l;
+// more: another result follows), an ERR (the server's error), or a result
+// set's column count (ncols; w is the count's width, after which MariaDB's
+// metadata cache puts a byte). A result set's affected rows are 0, as the
+// driver counts them. A LOCAL INFILE request is malformed here: neither
+// path sends a statement that may ask for a file.
+func (l *leanIO) resultStart(p []byte) (ncols, w int, more bool, err error) {
+	switch p[0] {
+	case iOK:
+		st, a, ok := endStatus(p, false)
+		if !ok {
+			return 0, 0, false, mysql.ErrMalformPkt
+		}
+		l.status, l.affected = st, int64(a)
+		return 0, 0, st&statusMoreResultsExists != 0, nil
+	case iERR:
+		return 0, 0, false, serverError(p)
+	case iLocalInFile:
+		return 0, 0, false, mysql.ErrMalformPkt
+	}
+	l.affected = 0
+	n, _, w := lenencInt(p)
+	if w == 0 || n == 0 || n > 1<<16 {
+		return 0, 0, false, mysql.ErrMalformPkt
+	}
+	return int(n), w, false, nil
+}
+
 // leanReply reads an execute's reply: results until one without
 // SERVER_MORE_RESULTS_EXISTS, or an error.
 func (s *Stmt) leanReply(l *leanIO, mode leanMode) error {
@@ -579,28 +608,15 @@ func (s *Stmt) leanReply(l *leanIO, mode leanMode) error {
 		if err != nil {
 			return err
 		}
-		switch p[0] {
-		case iOK:
-			st, a, ok := endStatus(p, false)
-			if !ok {
-				return mysql.ErrMalformPkt
-			}
-			l.status, l.affected = st, int64(a)
-			if st&statusMoreResultsExists == 0 {
-				return nil
-			}
+		ncols, w, more, err := l.resultStart(p)
+		switch {
+		case err != nil:
+			return err
+		case ncols == 0 && more:
 			continue
-		case iERR:
-			return serverError(p)
-		case iLocalInFile:
-			return mysql.ErrMalformPkt // not a reply to an execute
+		case ncols == 0:
+			return nil
 		}
-		l.affected = 0
-		n, _, w := lenencInt(p)
-		if w == 0 || n == 0 || n > 1<<16 {
-			return mysql.ErrMalformPkt
-		}
-		ncols := int(n)
 		follows := true
 		if t.cacheMetadata {
 			if len(p) <= w {

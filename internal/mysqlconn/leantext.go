@@ -112,27 +112,14 @@ func (l *leanIO) discardText(t *socket) error {
 		if err != nil {
 			return err
 		}
-		switch p[0] {
-		case iOK:
-			st, a, ok := endStatus(p, false)
-			if !ok {
-				return mysql.ErrMalformPkt
-			}
-			l.affected = int64(a)
-			if st&statusMoreResultsExists == 0 {
-				return nil
-			}
+		ncols, w, more, err := l.resultStart(p)
+		switch {
+		case err != nil:
+			return err
+		case ncols == 0 && more:
 			continue
-		case iERR:
-			return serverError(p)
-		case iLocalInFile:
-			// Not for a statement mayReadLocalFile let through.
-			return mysql.ErrMalformPkt
-		}
-		l.affected = 0 // a result set's, as the driver counts it
-		ncols, _, w := lenencInt(p)
-		if w == 0 || ncols == 0 || ncols > 1<<16 {
-			return mysql.ErrMalformPkt
+		case ncols == 0:
+			return nil
 		}
 		// MariaDB's metadata cache (the driver asks for it) adds a byte
 		// saying whether the column definitions follow.

@@ -32,8 +32,9 @@ func TestMayReadLocalFile(t *testing.T) {
 	}
 }
 
-// TestLeanTextMatchesDriver: Exec returns on the lean text path what it
-// returns on the driver's, for statements without results, result sets
+// TestLeanTextMatchesDriver: Exec and ExecResult (its count too) return
+// on the lean text path what they return on the driver's, for statements
+// without results, result sets
 // (empty, many rows, a row longer than the read buffer), errors before and
 // among the rows, a procedure's several results, a statement over the
 // server's max_allowed_packet (the server hangs up) and a local file's
