@@ -569,33 +569,44 @@ func (s *Stmt) leanFail(err error) error {
 	return err
 }
 
-// resultStart reads a result's first packet p, of an execute's reply or a
-// text statement's: an OK packet (its status and affected rows into l;
-// more: another result follows), an ERR (the server's error), or a result
-// set's column count (ncols; w is the count's width, after which MariaDB's
-// metadata cache puts a byte). A result set's affected rows are 0, as the
-// driver counts them. A LOCAL INFILE request is malformed here: neither
-// path sends a statement that may ask for a file.
-func (l *leanIO) resultStart(p []byte) (ncols, w int, more bool, err error) {
-	switch p[0] {
-	case iOK:
-		st, a, ok := endStatus(p, false)
-		if !ok {
-			return 0, 0, false, mysql.ErrMalformPkt
+// nextResult reads a reply up to its next result set, of an execute or of
+// a text statement: OK packets announcing more results are passed over
+// (each one's status and affected rows kept in l). It returns the result
+// set's column count packet p, with the count (ncols) and its width (w,
+// after which MariaDB's metadata cache puts a byte); ncols 0: the reply
+// ended with an OK. An ERR is the server's error. A result set's affected
+// rows are 0, as the driver counts them. A LOCAL INFILE request is
+// malformed here: neither lean path sends a statement that may ask for a
+// file.
+func (l *leanIO) nextResult(t *socket) (p []byte, ncols, w int, err error) {
+	for {
+		p, err := l.packet(t)
+		if err != nil {
+			return nil, 0, 0, err
 		}
-		l.status, l.affected = st, int64(a)
-		return 0, 0, st&statusMoreResultsExists != 0, nil
-	case iERR:
-		return 0, 0, false, serverError(p)
-	case iLocalInFile:
-		return 0, 0, false, mysql.ErrMalformPkt
+		switch p[0] {
+		case iOK:
+			st, a, ok := endStatus(p, false)
+			if !ok {
+				return nil, 0, 0, mysql.ErrMalformPkt
+			}
+			l.status, l.affected = st, int64(a)
+			if st&statusMoreResultsExists != 0 {
+				continue
+			}
+			return p, 0, 0, nil
+		case iERR:
+			return nil, 0, 0, serverError(p)
+		case iLocalInFile:
+			return nil, 0, 0, mysql.ErrMalformPkt
+		}
+		l.affected = 0
+		n, _, w := lenencInt(p)
+		if w == 0 || n == 0 || n > 1<<16 {
+			return nil, 0, 0, mysql.ErrMalformPkt
+		}
+		return p, int(n), w, nil
 	}
-	l.affected = 0
-	n, _, w := lenencInt(p)
-	if w == 0 || n == 0 || n > 1<<16 {
-		return 0, 0, false, mysql.ErrMalformPkt
-	}
-	return int(n), w, false, nil
 }
 
 // leanReply reads an execute's reply: results until one without
@@ -604,18 +615,9 @@ func (s *Stmt) leanReply(l *leanIO, mode leanMode) error {
 	t := s.sock
 	first := true // the first result set (with columns) not yet read
 	for {
-		p, err := l.packet(t)
-		if err != nil {
+		p, ncols, w, err := l.nextResult(t)
+		if err != nil || ncols == 0 {
 			return err
-		}
-		ncols, w, more, err := l.resultStart(p)
-		switch {
-		case err != nil:
-			return err
-		case ncols == 0 && more:
-			continue
-		case ncols == 0:
-			return nil
 		}
 		follows := true
 		if t.cacheMetadata {

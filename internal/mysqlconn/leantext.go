@@ -108,18 +108,9 @@ func leanTextFail(t *socket, err error) error {
 // (0 for a result set), what the driver's RowsAffected gives.
 func (l *leanIO) discardText(t *socket) error {
 	for {
-		p, err := l.packet(t)
-		if err != nil {
+		p, ncols, w, err := l.nextResult(t)
+		if err != nil || ncols == 0 {
 			return err
-		}
-		ncols, w, more, err := l.resultStart(p)
-		switch {
-		case err != nil:
-			return err
-		case ncols == 0 && more:
-			continue
-		case ncols == 0:
-			return nil
 		}
 		// MariaDB's metadata cache (the driver asks for it) adds a byte
 		// saying whether the column definitions follow.
