@@ -563,7 +563,13 @@ func isServerError(err error) bool {
 // connection: later statements fail without writing.
 func (s *Stmt) leanFail(err error) error {
 	s.bound.forget()
-	t := s.sock
+	return s.sock.leanLost(err)
+}
+
+// leanLost closes the socket after a lean path lost the connection (its
+// later reads and writes, the driver's too, fail without writing) and
+// returns err.
+func (t *socket) leanLost(err error) error {
 	t.dead = true
 	_ = t.Close()
 	return err

@@ -80,7 +80,7 @@ func (c *Conn) leanText(stmt string) error {
 	l.wbuf = b
 	if err != nil {
 		t.noteFailure("write", err)
-		return leanTextFail(t, mysql.ErrInvalidConn)
+		return t.leanLost(mysql.ErrInvalidConn)
 	}
 	l.seq = 1
 	l.r, l.w = 0, 0
@@ -89,15 +89,8 @@ func (c *Conn) leanText(stmt string) error {
 		err = mysql.ErrPktSync // more than the reply: the connection is out of step
 	}
 	if err != nil && !isServerError(err) {
-		return leanTextFail(t, err)
+		return t.leanLost(err)
 	}
-	return err
-}
-
-// leanTextFail ends the connection after a failure, as leanFail does.
-func leanTextFail(t *socket, err error) error {
-	t.dead = true
-	_ = t.Close()
 	return err
 }
 
