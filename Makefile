@@ -31,9 +31,8 @@ vet:
 # (run-time and rate within 5 %) away from each other's load.
 #
 # Then the packages whose loads take a client path run once more on each
-# path forced: by default a load below 7 clients is threaded (below 9 when
-# its clients give their units as statements), a load of 9 to 256 whose
-# clients give their units as statements (mysqlslap's statement
+# path forced: by default a load below 7 clients is threaded, a load of 7 to
+# 128 whose clients give their units as statements (mysqlslap's statement
 # lists, sysbench's built-in OLTP) on the io_uring ring path
 # (internal/engine/ringchoice.go) and the rest on the netpoller, so without
 # the forcing each test covers only the path its client count picks.

@@ -50,10 +50,8 @@
 //
 // Client paths: a goroutine per client on the netpoller, a locked OS
 // thread per client below mysqlconn's threshold, and, for loads whose
-// clients give their units as statements (workload.StatementClient), an
-// unlocked thread per client from StatementThreadFrom to
-// StatementThreadBelow-1 and the ring path from RingFrom to below
-// RingBelow clients or wherever
+// clients give their units as statements (workload.StatementClient),
+// the ring path from RingFrom to below RingBelow clients or wherever
 // GOSLAP_RING=1 (ringchoice.go): a few OS threads each driving many
 // connections on io_uring (ringpath.go); other clients run their own
 // loop as a coroutine on a ring thread (ringroutine.go): TPC-C's and Lua

@@ -54,44 +54,19 @@ import (
 // ring's p99 was the longer in three of four oltp_read_only runs, below
 // sysbench's in all.
 //
-// Statement loads of 7 and 8 clients run a thread per client instead
-// (StatementThreadFrom), unlocked: see there.
+// Statement loads of 7 and 8 clients on a thread per client, every client
+// unlocked from its thread, against the ring (BENCHMARKS.md, "Statement
+// loads of 7 and 8 clients threaded and unlocked"; medians of 5 and 7
+// alternated runs): oltp_read_only at 8 threads gained (1.03x and 1.01x
+// sysbench's tps against 0.95x and 0.91x, default and tuned server), but
+// oltp_point_select on the tuned server lost (0.96x against 1.03x) and
+// mysqlslap's key load at 8 clients spent 0.89-0.91x mariadb-slap's CPU
+// against 0.66-0.73x (its statements went through the driver then; the
+// lean text path, mysqlconn/leantext.go, came after and was not measured
+// at 8): the ring keeps them.
 const (
-	RingFrom  = StatementThreadBelow
+	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 257
-)
-
-// The statement loads' threaded range: a load of StatementThreadFrom to
-// StatementThreadBelow-1 clients whose units are all statements
-// (ringStatements) runs a thread per client (threadBelow), each client
-// unlocked from its thread as one client alone is (mysqlconn's
-// Threads.Unlock), unless RingEnv or a thread threshold says otherwise.
-// Below StatementThreadFrom, mysqlconn's default threshold threads them,
-// locked.
-//
-// Measured at 8 clients, the ring against a thread per client unlocked,
-// sysbench's rows and mysqlslap's key load, medians of 5 and 7 alternated
-// runs (BENCHMARKS.md, "Statement loads of 7 and 8 clients threaded and
-// unlocked" and "Statement loads of 8 clients threaded, again"): in four
-// sets, two per server, oltp_read_only had 1.01-1.03x sysbench's tps
-// threaded against the ring's 0.91-0.98x (a miss in all four); the
-// ring's server spends more per transaction (its threads wake across
-// the cores: "ro-8: goslap's load wakes threads across the cores").
-// oltp_point_select and oltp_read_write were level or lower threaded
-// (0.96-1.34x and 0.99-1.21x against 1.03-1.24x and 1.01-1.18x; a miss
-// each), and the ring's client CPU per transaction was the lower in 10
-// of 12 row-server cells (0.65-1.005x sysbench's against 0.72-1.01x), as
-// in the key load (0.74-0.75x mariadb-slap's against 0.84-0.90x at a
-// level wall, with the lean text path: mysqlconn/leantext.go). So the
-// threaded path trades up to a fifth more client CPU, at or below the C
-// tools' in 11 of those 12 cells, for the throughput the ring loses on
-// range selects. At 12 clients the ring kept the higher tps in
-// all three rows (oltp_read_only 1.01x against 0.97x) at 0.62-0.77x
-// sysbench's CPU per transaction against 0.89-1.02x: the ring keeps 9 and
-// more (9 to 11 not measured). 7 was not measured and goes with 8.
-const (
-	StatementThreadFrom  = mysqlconn.DefaultThreadBelow
-	StatementThreadBelow = 9
 )
 
 // ringChosen reports whether a load of clients is meant for the ring path
@@ -120,7 +95,7 @@ func ringChosen(clients int, ringEnv string, threadsSet bool, kind ringKind) boo
 		if clients >= RoutineThreadFrom && clients < RoutineThreadBelow {
 			from, below = 0, 0 // the threaded range: only RingEnv=1 puts it on the ring
 		}
-	case ringForcedOnly, ringIneligible:
+	case ringForcedOnly:
 		from, below = 0, 0
 	}
 	return ringRule(clients, ringEnv, threadsSet || threadBelowInEnv(), from, below)
@@ -134,7 +109,6 @@ const (
 	ringRoutines                         // the others all workload.CoroutineClients (the coroutine mode)
 	ringThreadedRoutines                 // as ringRoutines, and all workload.ThreadedClients: threaded in RoutineThreadFrom to RoutineThreadBelow-1
 	ringForcedOnly                       // some client neither: the coroutine mode, only when forced
-	ringIneligible                       // paced, or a connection the ring cannot serve: mysqlconn's threshold alone
 )
 
 // ringRule is ringChosen's rule on its inputs.
@@ -215,23 +189,13 @@ const (
 // more), and mysqlconn's default where mysqlconn.ThreadBelowEnv sets it;
 // otherwise RoutineThreadBelow for a coroutine load in the threaded range.
 func threadBelow(clients int, kind ringKind, planBelow int) int {
-	if planBelow >= 0 || threadBelowInEnv() {
+	if planBelow >= 0 || kind != ringThreadedRoutines || threadBelowInEnv() {
 		return planBelow
 	}
-	switch {
-	case kind == ringThreadedRoutines && clients >= RoutineThreadFrom && clients < RoutineThreadBelow:
+	if clients >= RoutineThreadFrom && clients < RoutineThreadBelow {
 		return RoutineThreadBelow
-	case kind == ringStatements && clients >= StatementThreadFrom && clients < StatementThreadBelow:
-		return StatementThreadBelow
 	}
-	return planBelow
-}
-
-// threadsUnlocked reports whether a threaded load of clients of kind runs
-// its clients unlocked from their threads (mysqlconn's Threads.Unlock):
-// a statement load in the threaded range (StatementThreadFrom).
-func threadsUnlocked(clients int, kind ringKind) bool {
-	return kind == ringStatements && clients >= StatementThreadFrom && clients < StatementThreadBelow
+	return -1
 }
 
 // threadBelowInEnv reports whether mysqlconn.ThreadBelowEnv sets the

@@ -69,12 +69,6 @@ func TestRoutineRule(t *testing.T) {
 		{128, "", ringThreadedRoutines, true},
 		{129, "", ringThreadedRoutines, false},
 		{6, "", ringStatements, false},
-		// Statement loads of 7 and 8 are threaded (threadBelow).
-		{StatementThreadFrom, "", ringStatements, false},
-		{StatementThreadBelow - 1, "", ringStatements, false},
-		{StatementThreadBelow, "", ringStatements, true},
-		{8, "1", ringStatements, true},
-		{16, "", ringIneligible, false},
 		{64, "", ringRoutines, true},
 		{128, "", ringRoutines, true},
 		{129, "", ringRoutines, false},
@@ -120,49 +114,11 @@ func TestThreadBelow(t *testing.T) {
 		{16, ringThreadedRoutines, -1, "0", -1},
 		{16, ringThreadedRoutines, -1, "100000", -1},
 		{16, ringThreadedRoutines, -1, "many", RoutineThreadBelow},
-		// Statement loads' threaded range.
-		{StatementThreadFrom - 1, ringStatements, -1, "", -1},
-		{StatementThreadFrom, ringStatements, -1, "", StatementThreadBelow},
-		{StatementThreadBelow - 1, ringStatements, -1, "", StatementThreadBelow},
-		{StatementThreadBelow, ringStatements, -1, "", -1},
-		{8, ringStatements, 4, "", 4},
-		{8, ringStatements, -1, "0", -1},
-		{8, ringRoutines, -1, "", -1},
-		{8, ringForcedOnly, -1, "", -1},
-		// Paced, or a connection the ring cannot serve: as before the
-		// range, mysqlconn's threshold.
-		{8, ringIneligible, -1, "", -1},
 	} {
 		t.Setenv(mysqlconn.ThreadBelowEnv, tc.threadEnv)
 		if got := threadBelow(tc.clients, tc.kind, tc.plan); got != tc.want {
 			t.Errorf("threadBelow(%d clients, kind %d, plan %d) with %s=%q = %d, want %d",
 				tc.clients, tc.kind, tc.plan, mysqlconn.ThreadBelowEnv, tc.threadEnv, got, tc.want)
-		}
-	}
-}
-
-// TestThreadsUnlocked: a threaded statement load of 7 or 8 clients runs
-// unlocked, whatever threshold threaded it; other loads keep mysqlconn's
-// rule (locked from two clients).
-func TestThreadsUnlocked(t *testing.T) {
-	for _, tc := range []struct {
-		clients int
-		kind    ringKind
-		want    bool
-	}{
-		{1, ringStatements, false},
-		{StatementThreadFrom - 1, ringStatements, false},
-		{StatementThreadFrom, ringStatements, true},
-		{StatementThreadBelow - 1, ringStatements, true},
-		{StatementThreadBelow, ringStatements, false},
-		{16, ringStatements, false},
-		{8, ringThreadedRoutines, false},
-		{8, ringRoutines, false},
-		{8, ringForcedOnly, false},
-		{8, ringIneligible, false},
-	} {
-		if got := threadsUnlocked(tc.clients, tc.kind); got != tc.want {
-			t.Errorf("threadsUnlocked(%d clients, kind %d) = %v, want %v", tc.clients, tc.kind, got, tc.want)
 		}
 	}
 }

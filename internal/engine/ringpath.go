@@ -52,8 +52,8 @@ const RingEnv = "GOSLAP_RING"
 // connections: there two rings of two had 1.17-1.38x tpcc_start's tpmC
 // against one ring's 0.96-1.02x in the two sets that ran both
 // (BENCHMARKS.md, "TPC-C from 4 connections on two rings"). Statement
-// loads start at 9 clients (RingFrom), where on 2 cores it makes no
-// difference; on more cores a ring load of 9 clients or more has up to
+// loads start at 7 clients (RingFrom), where on 2 cores it makes no
+// difference; on more cores a ring load of 8 clients or more has up to
 // twice the rings it had then, which was not measured (this machine has
 // 2).
 //
@@ -145,7 +145,7 @@ func RingClients() int64 { return ringArrivals.Load() }
 // layout depends on it).
 func (r *run) ringWanted() (wanted bool, kind ringKind) {
 	if r.paced || !r.p.Connector.Plain() {
-		return false, ringIneligible
+		return false, 0
 	}
 	kind = ringStatements
 	threaded := true // every client claims the threaded range (workload.ThreadedClient)

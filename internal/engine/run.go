@@ -134,8 +134,7 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 	if p.ThreadPerClientBelow != nil {
 		below = *p.ThreadPerClientBelow
 	}
-	wanted, kind := r.ringWanted()
-	if wanted && r.startRings(kind) {
+	if wanted, kind := r.ringWanted(); wanted && r.startRings(kind) {
 		// The clients' goroutines only connect, begin and end.
 		below = 0
 		// After every client's goroutine: the last leaves the rings.
@@ -144,9 +143,6 @@ func Run(ctx context.Context, p Plan) (*results.Benchmark, error) {
 		below = threadBelow(p.Clients, kind, below)
 	}
 	r.threads = p.Connector.StartThreads(p.Clients, below)
-	if threadsUnlocked(p.Clients, kind) {
-		r.threads.Unlock()
-	}
 	defer r.threads.Stop()
 	var ready, looped, done sync.WaitGroup
 	release := make(chan struct{})

@@ -20,10 +20,8 @@ import (
 // netpoller's CPU per transaction was the lower in 7 rows of 8 (TPC-C's
 // tpmC too), and from 12 in every row. 7 was not measured: it stays with
 // its lower neighbour. From this count on, loads whose clients give plain
-// statements take a thread per client to 8 clients (unlocked,
-// engine.StatementThreadBelow) and the engine's ring path from 9
-// (engine.RingFrom, internal/engine/ringchoice.go) rather than the
-// netpoller.
+// statements take the engine's ring path (engine.RingFrom,
+// internal/engine/ringchoice.go) rather than the netpoller.
 const DefaultThreadBelow = 7
 
 // ThreadBelowEnv names the environment variable that overrides
@@ -83,8 +81,7 @@ func defaultThreadBelow() int {
 // against 1.14x and 1.12x. At 1 thread unlocked had the higher tps in 5 of
 // 6 cells and was level in the sixth: oltp_point_select 1.29x and 1.20x
 // against 0.98x and 1.04x. Why the lock costs one client and helps several
-// was not established; 2, 3, 5 and 6 clients were not measured. The
-// engine unlocks statement loads of 7 and 8 clients too (Unlock).
+// was not established; 2, 3, 5 and 6 clients were not measured.
 //
 // At and above the threshold, with compression or driver time-outs, the
 // load keeps the netpoller path (non-blocking sockets, goroutines parked in
@@ -127,17 +124,6 @@ func (c *Connector) StartThreads(clients, below int) *Threads {
 		procs.add(clients)
 	}
 	return t
-}
-
-// Unlock leaves the load's clients unlocked from their threads, with the
-// preemption signal not blocked, as one client alone runs: the engine's
-// choice for statement loads of engine.StatementThreadFrom to
-// engine.StatementThreadBelow-1 clients (measured there; ringchoice.go).
-// Call it before the first Enter.
-func (t *Threads) Unlock() {
-	if t != nil {
-		t.locked = false
-	}
 }
 
 // Threaded reports whether the load runs thread per client.

@@ -292,33 +292,6 @@ func TestEnterBlocking(t *testing.T) {
 	}
 }
 
-// TestThreadsLocked: a threaded load of two or more clients locks them to
-// their threads, one client alone does not, Unlock leaves them unlocked
-// (before the first Enter), and Unlock on the netpoller path or a nil
-// Threads is harmless.
-func TestThreadsLocked(t *testing.T) {
-	plain := plainConnector(t)
-	for _, tt := range []struct {
-		clients int
-		unlock  bool
-		locked  bool
-	}{{1, false, false}, {2, false, true}, {8, false, true}, {8, true, false}, {100, false, false}, {100, true, false}} {
-		th := plain.StartThreads(tt.clients, 64)
-		if tt.unlock {
-			th.Unlock()
-		}
-		if th.locked != tt.locked {
-			t.Errorf("%d clients, Unlock %v: locked %v; want %v", tt.clients, tt.unlock, th.locked, tt.locked)
-		}
-		var slot Slot
-		th.Enter(&slot)
-		th.Leave(&slot)
-		th.Stop()
-	}
-	var none *Threads
-	none.Unlock()
-}
-
 // TestStartThreads: the threshold picks the path, GOMAXPROCS is raised to
 // the threaded clients + 1 across overlapping loads and restored when the
 // last one stops, and configurations the threaded path does not serve

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goslap/goslap/internal/engine"
 	"github.com/goslap/goslap/internal/getopt"
+	"github.com/goslap/goslap/internal/mysqlconn"
 )
 
 // Extensions holds the options goslap adds to mysqlslap. They are long
@@ -178,7 +179,7 @@ func loadOptions(ext *Extensions) []*getopt.Option {
 			Help: "Run a load of fewer than N clients with one OS thread and a blocking socket per client " +
 				"(less CPU per query at low concurrency); at N clients or more, or with TLS or compression, " +
 				"goroutines share the threads. 0: never. Default " +
-				strconv.Itoa(engine.StatementThreadBelow) + " (measured, BENCHMARKS.md); unset, a load of " +
+				strconv.Itoa(mysqlconn.DefaultThreadBelow) + " (measured, BENCHMARKS.md); unset, a load of " +
 				strconv.Itoa(engine.RingFrom) + " to " + strconv.Itoa(engine.RingBelow-1) +
 				" clients sends its statements through io_uring where the kernel allows (GOSLAP_RING=0: never), " +
 				"and setting N keeps it off.",
