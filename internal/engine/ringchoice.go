@@ -61,9 +61,18 @@ import (
 // sysbench's tps against 0.95x and 0.91x, default and tuned server), but
 // oltp_point_select on the tuned server lost (0.96x against 1.03x) and
 // mysqlslap's key load at 8 clients spent 0.89-0.91x mariadb-slap's CPU
-// against 0.66-0.73x (its statements went through the driver then; the
-// lean text path, mysqlconn/leantext.go, came after and was not measured
-// at 8): the ring keeps them.
+// against 0.66-0.73x (its statements went through the driver then): the
+// ring keeps them. Measured again with the lean text path
+// (mysqlconn/leantext.go; BENCHMARKS.md, "Statement loads of 8 clients
+// threaded, again"): the key load's CPU 0.84-0.90x against 0.74-0.75x at
+// a level wall; in five sets of sysbench's rows at 8 (both servers) the
+// threaded path had the higher oltp_read_only tps in all five (by
+// 0.02-0.10 of sysbench's), the lower oltp_point_select tps in four and
+// oltp_read_write in three, at up to a fifth more client CPU; at 12 the
+// ring had the higher tps in all three rows. Built as the default for 7
+// and 8 clients, it missed oltp_read_write (0.96x) and oltp_read_only
+// (0.99x) where the ring missed oltp_read_only (0.97x): the ring keeps
+// them still.
 const (
 	RingFrom  = mysqlconn.DefaultThreadBelow
 	RingBelow = 257
